@@ -108,7 +108,7 @@ func (v View) locate(s Spec) ([]snap.Target, error) {
 		}
 		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
-	resolve.SortTargets(out)
+	outcome.SortTargets(out)
 	return out, nil
 }
 

@@ -2,56 +2,12 @@ package resolve
 
 import (
 	"path"
-	"sort"
 	"strings"
-	"unicode"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
-
-// sortTargets orders definitions for a reader: functions, methods and
-// types before variables, exported before not, then by path and line.
-func SortTargets(ts []snap.Target) {
-	rank := func(t snap.Target) int {
-		d := t.D()
-		r := 0
-		if !record.FunctionLike(d.Kind) && !record.ClassLike(d.Kind) {
-			r += 2
-		}
-		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
-			r++
-		}
-		return r
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		ri, rj := rank(ts[i]), rank(ts[j])
-		if ri != rj {
-			return ri < rj
-		}
-		if ts[i].File.Rel != ts[j].File.Rel {
-			return ts[i].File.Rel < ts[j].File.Rel
-		}
-		return ts[i].Def < ts[j].Def
-	})
-}
-
-// conformsTo: res is a call of an interface's method in a
-// structurally typed language ("implements": "structural") for which the
-// index knows no implementation, and t is a member method of that name.
-func (h *hierarchy) ConformsTo(res outcome.Resolution, t snap.Target) bool {
-	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
-		return false
-	}
-	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !record.FunctionLike(t.D().Kind) {
-		return false
-	}
-	it, ok := h.ContainerType(m)
-	return ok && it.D().Kind == "interface"
-}
 
 // constructs says whether a call resolved to class u constructs with
 // constructor t: u is t's class, in t's file or package folder.

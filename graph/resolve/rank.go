@@ -171,7 +171,7 @@ func reasonOf(p *outcome.Pending, s *Scored, full bool) string {
 type namedDef struct {
 	t       snap.Target
 	variant lang.Variant
-	host    int // hostRank
+	host    int // outcome.HostRank
 }
 
 // namedAt is the definitions of one name in one language, in path order,
@@ -327,4 +327,48 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// dispatch is a call through an interface the index cannot see into:
+// the methods called name (of classes, not of interfaces) ranked as
+// candidates, each reason ending with note; else, when the index has
+// none, res (why it is unresolved).
+func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res outcome.Resolution) outcome.Resolution {
+	ok := func(d *record.Def) bool { return d.Member() && record.FunctionLike(d.Kind) }
+	p := &outcome.Pending{File: f, Ref: r, OK: ok, Hint: hint, Note: note, NoIface: true}
+	found := false
+	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
+		g := rk.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			found = found || rk.Accepts(p, &g.Defs[i])
+		}
+	}
+	if !found {
+		return res
+	}
+	if lazy {
+		return outcome.Resolution{Class: lang.Candidate, Pending: p}
+	}
+	return rk.rankAll(p)
+}
+
+// interfaceNamed says whether every class-like definition called name in
+// the language is an interface or trait (and there is one).
+func (rk *ranking) interfaceNamed(l *lang.Language, name string) bool {
+	if name == "" {
+		return false
+	}
+	found := false
+	for _, id := range rk.s.Tables(l).Defs.Get(name) {
+		g := rk.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			switch k := g.Defs[i].Kind; {
+			case k == "interface" || k == "trait":
+				found = true
+			case record.ClassLike(k):
+				return false
+			}
+		}
+	}
+	return found
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -64,7 +65,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := rv.ty.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == record.RefCall {
+		if ts := rv.ty.ClassSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == record.RefCall {
 			return outcome.Settle(f, lang.Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
@@ -143,7 +144,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.BoundAround(FirstSegment(recv), r.Encl, r.At) {
+	if hint != nil || f.BoundAround(types.FirstSegment(recv), r.Encl, r.At) {
 		// self.h set to a Handler() in one method and to a parameter in
 		// another: Handler's methods rank first, the call staying a
 		// candidate.
@@ -155,7 +156,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 		return rv.byNameHint(lazy, f, r, rv.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
-	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(FirstSegment(recv), r.Encl, r.At) {
+	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(types.FirstSegment(recv), r.Encl, r.At) {
 		if ts := outcome.Pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 			return outcome.Settle(f, lang.Exact, ts, "this module's own")
 		}
@@ -186,7 +187,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(outcome.Pick(f, first, func(*record.Def) bool { return true })) == 0 {
+	if first := types.FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(outcome.Pick(f, first, func(*record.Def) bool { return true })) == 0 {
 		return outcome.Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
 	return rv.byName(lazy, f, r, rv.membersElseModules(l, name, want))
@@ -207,15 +208,6 @@ func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(
 		}
 	}
 	return func(d *record.Def) bool { return want(d) && record.FunctionLike(d.Kind) && !d.Member() && !d.Local }
-}
-
-// firstSegment is the receiver's first name: console in console.log, std
-// in std::mem.
-func FirstSegment(recv string) string {
-	if i := strings.IndexAny(recv, ".:([{"); i >= 0 {
-		return recv[:i]
-	}
-	return recv
 }
 
 // literalMethods lists the methods named name of the object literal

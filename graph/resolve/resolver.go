@@ -12,13 +12,15 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Resolver resolves references against one snapshot. Its parts are
 // split by what they keep: the scopes (package scope: what a file sees
-// through its folder, imports and includes), the declared types (typeReader, keeping
-// nothing), the hierarchy (implementations and subclasses) and the
+// through its folder, imports and includes), the declared types
+// (package types: types.Reader, keeping nothing, and types.Hierarchy,
+// implementations and subclasses) and the
 // ranking of name-only candidates (the definitions by name); the
 // resolver itself keeps the sites callers asks about. Each part reads
 // only its own data and the parts below it.
@@ -26,9 +28,9 @@ type Resolver struct {
 	s *snap.Snapshot
 	c *Cache
 	*scope.Scopes
-	*hierarchy
+	*types.Hierarchy
 	*ranking
-	ty *typeReader
+	ty *types.Reader
 }
 
 // New is a resolver of s with cache c (made with NewCache for s); nil
@@ -37,7 +39,7 @@ func New(s *snap.Snapshot, c *Cache) *Resolver {
 	if c == nil || c.s != s {
 		c = NewCache(s, nil)
 	}
-	return &Resolver{s: s, c: c, Scopes: &c.scopes, hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
+	return &Resolver{s: s, c: c, Scopes: &c.scopes, Hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
 }
 
 // Snapshot is the snapshot the resolver reads.
@@ -49,8 +51,8 @@ func (rv *Resolver) Snapshot() *snap.Snapshot { return rv.s }
 type Cache struct {
 	s         *snap.Snapshot
 	scopes    scope.Scopes
-	types     typeReader
-	hierarchy hierarchy
+	types     types.Reader
+	hierarchy types.Hierarchy
 	ranking   ranking
 
 	// sites: references resolved lazily (SiteLazy), shared with the
@@ -103,8 +105,8 @@ const maxSites = 50000
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	c := &Cache{s: s, sites: &siteStore{}}
 	c.scopes.Init(s)
-	c.types.s, c.types.sc = s, &c.scopes
-	c.hierarchy.s, c.hierarchy.ty = s, &c.types
+	c.types.Init(s, &c.scopes)
+	c.hierarchy.Init(s, &c.types)
 	c.ranking.s, c.ranking.sc, c.ranking.names = s, &c.scopes, &namedStore{}
 	if prev == nil || prev.s == nil {
 		return c
@@ -115,7 +117,7 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	if prev.sites.n.Load() < maxSites && prev.s.Langs == s.Langs && prev.s.FactsGen == s.FactsGen {
 		c.sites = prev.sites
 	}
-	c.hierarchy.inherit(&prev.hierarchy)
+	c.hierarchy.Inherit(&prev.hierarchy)
 	c.scopes.Inherit(&prev.scopes)
 	return c
 }
@@ -132,7 +134,7 @@ func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) outcome.Resolu
 		if rv.holds(res) {
 			return *res
 		}
-		// Resolved in an earlier snapshot of the same facts: the same
+		// types.Resolved in an earlier snapshot of the same facts: the same
 		// answer, with this snapshot's entries.
 		moved := rv.moved(res)
 		st.m.Store(k, &moved)

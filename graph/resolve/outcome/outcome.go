@@ -7,7 +7,9 @@ package outcome
 
 import (
 	"slices"
+	"sort"
 	"strconv"
+	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
@@ -155,4 +157,30 @@ func DefsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.
 		out = append(out, Pick(g, name, ok)...)
 	}
 	return out
+}
+
+// sortTargets orders definitions for a reader: functions, methods and
+// types before variables, exported before not, then by path and line.
+func SortTargets(ts []snap.Target) {
+	rank := func(t snap.Target) int {
+		d := t.D()
+		r := 0
+		if !record.FunctionLike(d.Kind) && !record.ClassLike(d.Kind) {
+			r += 2
+		}
+		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
+			r++
+		}
+		return r
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		ri, rj := rank(ts[i]), rank(ts[j])
+		if ri != rj {
+			return ri < rj
+		}
+		if ts[i].File.Rel != ts[j].File.Rel {
+			return ts[i].File.Rel < ts[j].File.Rel
+		}
+		return ts[i].Def < ts[j].Def
+	})
 }
