@@ -9,14 +9,14 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// constructs says whether a call resolved to class u constructs with
+// Constructs says whether a call resolved to class u constructs with
 // constructor t: u is t's class, in t's file or package folder.
 func Constructs(u, t snap.Target) bool {
 	d := u.D()
 	return record.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
 }
 
-// declared finds the definitions a bodiless declaration of sym on line
+// Declared finds the definitions a bodiless declaration of sym on line
 // declares: the line must hold sym as a word followed by "(" (a function's
 // signature); definitions of that name in the file come first (an
 // overload's implementation), then, for a member of the class around the

@@ -245,7 +245,7 @@ func (rk *ranking) rankAll(p *outcome.Pending) outcome.Resolution {
 	return res
 }
 
-// rankOf returns t's place (1-based) among p's candidates, their number
+// RankOf returns t's place (1-based) among p's candidates, their number
 // and t's reason; 0 when t is not among them. Callers counts every place,
 // however far down: a method called on an interface is a candidate of
 // every method of that name, and dropping the low ranks would drop those

@@ -2,7 +2,8 @@
 // resolver's parts: a Resolution (exact, import, candidate or unresolved,
 // with its reason), the Pending name-only resolution the ranking fills in
 // when asked, and how several definitions found in scope settle into one
-// answer (variants, preprocessor branches, candidates).
+// answer (variants, preprocessor branches, candidates) and the order
+// targets are listed in (SortTargets).
 package outcome
 
 import (
@@ -159,7 +160,7 @@ func DefsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.
 	return out
 }
 
-// sortTargets orders definitions for a reader: functions, methods and
+// SortTargets orders definitions for a reader: functions, methods and
 // types before variables, exported before not, then by path and line.
 func SortTargets(ts []snap.Target) {
 	rank := func(t snap.Target) int {

@@ -77,7 +77,7 @@ func (h *Hierarchy) InterfaceMethod(m snap.Target) bool {
 	return ok && (t.D().Kind == "interface" || t.D().Kind == "trait")
 }
 
-// containerType is the class-like definition a member belongs to.
+// ContainerType is the class-like definition a member belongs to.
 func (h *Hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 	c := m.D().Container
 	if c == "" {
@@ -91,7 +91,7 @@ func (h *Hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 	return snap.Target{}, false
 }
 
-// implementations lists what a call of method m may run instead: for an
+// Implementations lists what a call of method m may run instead: for an
 // interface's method, the methods of that name of the types implementing
 // it (by method set for a language whose "implements" is "method_set",
 // Go; else the classes declaring it as a base); for a class's method in a
