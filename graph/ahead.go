@@ -10,6 +10,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -174,7 +175,7 @@ func callersNeed(ctx context.Context, x *index.Partial, files []*snap.Entry, nam
 				continue
 			}
 			strs[f] = append(strs[f], recv)
-			head := resolve.FirstSegment(recv)
+			head := types.FirstSegment(recv)
 			for li := range f.Locals {
 				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != record.TypeNone && f.Strs[l.Name] == head {
 					strs[f] = append(strs[f], f.Strs[l.Type])
@@ -194,7 +195,7 @@ func callersNeed(ctx context.Context, x *index.Partial, files []*snap.Entry, nam
 		heads := map[string]bool{}
 		var names [][]byte
 		for _, r := range strs[f] {
-			if h := resolve.FirstSegment(r); h != "" && !heads[h] {
+			if h := types.FirstSegment(r); h != "" && !heads[h] {
 				heads[h] = true
 				names = append(names, []byte(h))
 			}

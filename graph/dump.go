@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/record"
-	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -48,7 +48,7 @@ func Dump(v View) string {
 	return b.String()
 }
 
-func resolutionText(res resolve.Resolution) string {
+func resolutionText(res outcome.Resolution) string {
 	if res.Class == Unresolved {
 		return "unresolved (" + res.Why + ")"
 	}

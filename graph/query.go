@@ -13,6 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/similar"
@@ -107,7 +108,7 @@ func (v View) locate(s Spec) ([]snap.Target, error) {
 		}
 		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
-	resolve.SortTargets(out)
+	outcome.SortTargets(out)
 	return out, nil
 }
 
@@ -488,7 +489,7 @@ func (v View) site(f *snap.Entry, ri int32) Site {
 	return s
 }
 
-func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
+func (s *Site) setClass(res outcome.Resolution, t snap.Target) {
 	s.Class = res.Class
 	if res.Class != Candidate {
 		s.Reason = res.Reason
@@ -829,7 +830,7 @@ func (v View) callees(t snap.Target) (calls, values []Site) {
 func (v View) valueRef(f *snap.Entry, ri int32) (s Site, value, ok bool) {
 	r := &f.Refs[ri]
 	res := v.R.Resolve(f, r)
-	getter := func(res resolve.Resolution) bool {
+	getter := func(res outcome.Resolution) bool {
 		return len(res.Targets) > 0 && res.Targets[0].D().Kind == "getter"
 	}
 	if r.Kind == record.RefRead && !getter(res) {

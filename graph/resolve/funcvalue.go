@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -17,7 +18,7 @@ import (
 // assignment as a binding (Python), else a candidate, since a later
 // f = … is not in the records. Anything else is unresolved, saying what
 // the local holds (a function literal, a parameter, a call's result).
-func (rv *Resolver) localCall(f *snap.Entry, r *record.Ref, name string) Resolution {
+func (rv *Resolver) localCall(f *snap.Entry, r *record.Ref, name string) outcome.Resolution {
 	if r.Kind == record.RefCall {
 		for e, n := r.Encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 			if f.Bound(name, e, r.At) {
@@ -26,16 +27,16 @@ func (rv *Resolver) localCall(f *snap.Entry, r *record.Ref, name string) Resolut
 		}
 	}
 	if r.Kind == record.RefType {
-		return Resolution{Class: lang.Unresolved, Why: "a type parameter (or another local of this name)"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a type parameter (or another local of this name)"}
 	}
-	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+	return outcome.Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
 }
 
 // heldCall decides a call of local name of definition e.
-func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolution {
+func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) outcome.Resolution {
 	vis := f.InnermostLocals(name, e, callAt)
 	if len(vis) == 0 {
-		return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
 	}
 	// Every binding of the scope holding the one seen, after the call
 	// too (a loop may run it again): a name shadowed in an inner block
@@ -53,7 +54,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 		for i, l := range binds {
 			lines[i] = strconv.Itoa(int(l.Line))
 		}
-		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " is bound " + strconv.Itoa(len(binds)) + " times (lines " + strings.Join(lines, ", ") + "); which function it holds is not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " is bound " + strconv.Itoa(len(binds)) + " times (lines " + strings.Join(lines, ", ") + "); which function it holds is not followed"}
 	}
 	held := f.Strs[b.Type]
 	switch b.How {
@@ -64,30 +65,30 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 			if res.Why != "" {
 				why += " (" + res.Why + ")"
 			}
-			return Resolution{Class: lang.Unresolved, Why: why}
+			return outcome.Resolution{Class: lang.Unresolved, Why: why}
 		}
 		if f.Lang.AssignmentsBind {
 			res.Reason = name + " holds " + held + ": its one assignment, " + f.Rel + ":" + strconv.Itoa(int(b.Line))
 			if len(res.Targets) > 1 {
-				return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(res.Reason+" (one of the definitions of "+held+")", len(res.Targets))}
+				return outcome.Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(res.Reason+" (one of the definitions of "+held+")", len(res.Targets))}
 			}
-			return Resolution{Class: res.Class, Targets: res.Targets, Reason: res.Reason}
+			return outcome.Resolution{Class: res.Class, Targets: res.Targets, Reason: res.Reason}
 		}
 		why := name + " holds " + held + " (" + at + "); a later assignment " + name + " = … is not read"
-		return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(why, len(res.Targets))}
+		return outcome.Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(why, len(res.Targets))}
 	case record.TypeResult:
-		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
 	case record.TypeParam:
 		if f.Lang.PassesArguments() {
-			return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): callers of a function passed to it list this call; which one runs here is not followed"}
+			return outcome.Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): callers of a function passed to it list this call; which one runs here is not followed"}
 		}
-		return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
 	case record.TypeDeclared:
-		return Resolution{Class: lang.Unresolved, Why: "a variable of function type " + held + " (" + at + "): what is assigned to it is not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a variable of function type " + held + " (" + at + "): what is assigned to it is not followed"}
 	case record.TypeCall, record.TypeCall2, record.TypeCall3:
-		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " holds what " + held + " returns (" + at + "), not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " holds what " + held + " returns (" + at + "), not followed"}
 	}
-	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
+	return outcome.Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
 }
 
 // heldValue resolves the expression a binding on line (in definition e)
@@ -95,7 +96,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 // written as held. ok says it leads surely to functions, or with classes
 // to functions or classes (a language where calling a class constructs
 // it).
-func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes bool) (Resolution, bool) {
+func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes bool) (outcome.Resolution, bool) {
 	held = HeldText(held)
 	var found *record.Ref
 	for _, ri := range f.RefsNamed(record.LastSegment(held)) {
@@ -111,12 +112,12 @@ func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes
 			continue
 		}
 		if found != nil {
-			return Resolution{}, false // two on the line: which is the value is not known
+			return outcome.Resolution{}, false // two on the line: which is the value is not known
 		}
 		found = r
 	}
 	if found == nil {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	res := rv.Resolve(f, found)
 	if classes {
@@ -147,7 +148,7 @@ func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes
 // variable has one, else a candidate, since an assignment elsewhere (a
 // test replacing a hook) is not read. Anything else is unresolved saying
 // what the variable holds.
-func (rv *Resolver) throughVariable(f *snap.Entry, r *record.Ref, res Resolution) Resolution {
+func (rv *Resolver) throughVariable(f *snap.Entry, r *record.Ref, res outcome.Resolution) outcome.Resolution {
 	if r.Kind != record.RefCall || res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) != 1 {
 		return res
 	}
@@ -162,19 +163,19 @@ func (rv *Resolver) throughVariable(f *snap.Entry, r *record.Ref, res Resolution
 	case record.TypeExpr:
 		held, ok := rv.heldValue(g, d.Line, t.Def, d.Type, !g.Lang.Conversions)
 		if !ok {
-			return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds " + d.Type + ", which the index does not resolve to a function"}
+			return outcome.Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds " + d.Type + ", which the index does not resolve to a function"}
 		}
 		if g.Lang.AssignmentsBind && len(held.Targets) == 1 {
-			return Resolution{Class: held.Class, Targets: held.Targets, Reason: "the variable " + d.Name + " holds " + d.Type + ": its one assignment, " + g.Rel + ":" + strconv.Itoa(int(d.Line))}
+			return outcome.Resolution{Class: held.Class, Targets: held.Targets, Reason: "the variable " + d.Name + " holds " + d.Type + ": its one assignment, " + g.Rel + ":" + strconv.Itoa(int(d.Line))}
 		}
 		why := "the variable " + at + " holds " + d.Type + "; an assignment to it elsewhere is not read"
-		return Resolution{Class: lang.Candidate, Targets: held.Targets, Reasons: repeat(why, len(held.Targets))}
+		return outcome.Resolution{Class: lang.Candidate, Targets: held.Targets, Reasons: repeat(why, len(held.Targets))}
 	case record.TypeCall, record.TypeCall2, record.TypeCall3:
-		return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds what " + d.Type + " returns, not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds what " + d.Type + " returns, not followed"}
 	case record.TypeDeclared:
-		return Resolution{Class: lang.Unresolved, Why: "the variable " + at + " of function type " + d.Type + ": what is assigned to it is not followed"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "the variable " + at + " of function type " + d.Type + ": what is assigned to it is not followed"}
 	}
-	return Resolution{Class: lang.Unresolved, Why: "a function value held by the variable " + at + ": what it holds is not followed"}
+	return outcome.Resolution{Class: lang.Unresolved, Why: "a function value held by the variable " + at + ": what it holds is not followed"}
 }
 
 func repeat(s string, n int) []string {
@@ -191,17 +192,17 @@ const CallOfCall = "("
 
 // valueCall decides a call of a function value written in place: a
 // literal called where it is written, or what a call returns.
-func valueCall(l *lang.Language, r *record.Ref, name string) (Resolution, bool) {
+func valueCall(l *lang.Language, r *record.Ref, name string) (outcome.Resolution, bool) {
 	if r.Kind != record.RefCall || r.Recv != 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	switch {
 	case name == CallOfCall:
-		return Resolution{Class: lang.Unresolved, Why: "a call of the function value a call returns (f()(…)): which function that is is not followed"}, true
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a call of the function value a call returns (f()(…)): which function that is is not followed"}, true
 	case slices.Contains(l.FunctionLiterals, name):
-		return Resolution{Class: lang.Unresolved, Why: "a function literal called where it is written: the calls in it are listed as made by what encloses it"}, true
+		return outcome.Resolution{Class: lang.Unresolved, Why: "a function literal called where it is written: the calls in it are listed as made by what encloses it"}, true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
 // HeldText is the text of the value reference a local bound to the

@@ -2,64 +2,21 @@ package resolve
 
 import (
 	"path"
-	"sort"
 	"strings"
-	"unicode"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// sortTargets orders definitions for a reader: functions, methods and
-// types before variables, exported before not, then by path and line.
-func SortTargets(ts []snap.Target) {
-	rank := func(t snap.Target) int {
-		d := t.D()
-		r := 0
-		if !record.FunctionLike(d.Kind) && !record.ClassLike(d.Kind) {
-			r += 2
-		}
-		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
-			r++
-		}
-		return r
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		ri, rj := rank(ts[i]), rank(ts[j])
-		if ri != rj {
-			return ri < rj
-		}
-		if ts[i].File.Rel != ts[j].File.Rel {
-			return ts[i].File.Rel < ts[j].File.Rel
-		}
-		return ts[i].Def < ts[j].Def
-	})
-}
-
-// conformsTo: res is a call of an interface's method in a
-// structurally typed language ("implements": "structural") for which the
-// index knows no implementation, and t is a member method of that name.
-func (h *hierarchy) ConformsTo(res Resolution, t snap.Target) bool {
-	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
-		return false
-	}
-	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !record.FunctionLike(t.D().Kind) {
-		return false
-	}
-	it, ok := h.ContainerType(m)
-	return ok && it.D().Kind == "interface"
-}
-
-// constructs says whether a call resolved to class u constructs with
+// Constructs says whether a call resolved to class u constructs with
 // constructor t: u is t's class, in t's file or package folder.
 func Constructs(u, t snap.Target) bool {
 	d := u.D()
 	return record.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
 }
 
-// declared finds the definitions a bodiless declaration of sym on line
+// Declared finds the definitions a bodiless declaration of sym on line
 // declares: the line must hold sym as a word followed by "(" (a function's
 // signature); definitions of that name in the file come first (an
 // overload's implementation), then, for a member of the class around the
@@ -80,7 +37,7 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 		}
 	}
 	isFn := func(d *record.Def) bool { return record.FunctionLike(d.Kind) && d.Container == cont }
-	if ts := pick(f, sym, func(d *record.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+	if ts := outcome.Pick(f, sym, func(d *record.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
 		return ts
 	}
 	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
@@ -90,7 +47,7 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 		if g == f {
 			continue
 		}
-		for _, t := range pick(g, sym, isFn) {
+		for _, t := range outcome.Pick(g, sym, isFn) {
 			switch {
 			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
 				beside = append(beside, t)

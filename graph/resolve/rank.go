@@ -9,6 +9,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -19,7 +21,7 @@ import (
 // definitions of its name it keeps along the snapshots.
 type ranking struct {
 	s  *snap.Snapshot
-	sc *scopes // a file's scope: the files its imports name rank higher
+	sc *scope.Scopes // a file's scope: the files its imports name rank higher
 	// names: each name's definitions (named), shared with the rankings
 	// of the snapshots before and after, each list checked against the
 	// snapshot it is read in.
@@ -39,34 +41,9 @@ const maxNamed = 8192
 // maxCandidates bounds the candidates a resolution lists (callees, dumps).
 const maxCandidates = 64
 
-// Pending is a name-only resolution whose candidates are ranked only when
-// asked (callers needs one candidate's rank, not the whole list).
-type Pending struct {
-	f    *snap.Entry
-	r    *record.Ref
-	ok   func(*record.Def) bool
-	hint []snap.Target // the receiver's declared type, whose members rank first
-	// hintHow says how hint was found, before the type's name in a
-	// candidate's reason (default: a declared type).
-	hintHow string
-	// note ends every candidate's reason: why a call of a declared type
-	// is still name-only (dispatch the index cannot see into).
-	note string
-	// noIface, for dispatch: a method of an interface the snapshot
-	// declares is not a candidate (an interface's own method never runs).
-	// A flag, not a filter holding the resolver: a site kept along the
-	// snapshots must not keep an old snapshot alive.
-	noIface bool
-}
-
-// Dispatch says whether p's candidates are what a call through a
-// declared type the index cannot see into may run (io.Writer's Write):
-// not a guess at the receiver's type but dispatch, each a possible runner.
-func (p *Pending) Dispatch() bool { return p.note != "" }
-
 // Accepts says whether d is a definition p's candidates are among.
-func (rk *ranking) Accepts(p *Pending, d *record.Def) bool {
-	return p.ok(d) && (!p.noIface || !rk.interfaceNamed(p.f.Lang, d.Container))
+func (rk *ranking) Accepts(p *outcome.Pending, d *record.Def) bool {
+	return p.OK(d) && (!p.NoIface || !rk.interfaceNamed(p.File.Lang, d.Container))
 }
 
 // Scored is one candidate of a Pending resolution with its score. Its
@@ -82,42 +59,42 @@ type Scored struct {
 }
 
 // Scores lists p's candidates with their scores, unsorted, for RankOf.
-func (rk *ranking) Scores(p *Pending) []Scored { return rk.scores(p) }
+func (rk *ranking) Scores(p *outcome.Pending) []Scored { return rk.scores(p) }
 
 // byName ranks every definition with the reference's name in the language.
-func (rk *ranking) byName(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool) Resolution {
+func (rk *ranking) byName(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool) outcome.Resolution {
 	return rk.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (rk *ranking) byNameHint(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target) Resolution {
+func (rk *ranking) byNameHint(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target) outcome.Resolution {
 	return rk.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (rk *ranking) byNameHow(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target, how string) Resolution {
-	p := &Pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
+func (rk *ranking) byNameHow(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target, how string) outcome.Resolution {
+	p := &outcome.Pending{File: f, Ref: r, OK: ok, Hint: hint, HintHow: how}
 	if lazy {
 		if len(rk.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
 			return unresolvedName(f, r)
 		}
-		return Resolution{Class: lang.Candidate, Pending: p}
+		return outcome.Resolution{Class: lang.Candidate, Pending: p}
 	}
 	return rk.rankAll(p)
 }
 
-func unresolvedName(f *snap.Entry, r *record.Ref) Resolution {
+func unresolvedName(f *snap.Entry, r *record.Ref) outcome.Resolution {
 	name := f.RefName(r)
 	if f.Lang.IsBuiltin(name) {
-		return Resolution{Class: lang.Unresolved, Why: "builtin"}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
-	return Resolution{Class: lang.Unresolved, Why: "no definition named " + name + " in the index"}
+	return outcome.Resolution{Class: lang.Unresolved, Why: "no definition named " + name + " in the index"}
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (rk *ranking) scores(p *Pending) []Scored {
-	f, r := p.f, p.r
-	imported := rk.sc.scope(f).imported
+func (rk *ranking) scores(p *outcome.Pending) []Scored {
+	f, r := p.File, p.Ref
+	imported := rk.sc.Imported(f)
 	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
 	var mine lang.Variant
@@ -152,7 +129,7 @@ func (rk *ranking) scores(p *Pending) []Scored {
 		}
 		// A declared receiver type beats file proximity; the
 		// receiver's name only breaks ties.
-		if d.Container != "" && hinted(p.hint, d.Container) {
+		if d.Container != "" && hinted(p.Hint, d.Container) {
 			s.score += 1000
 			s.hint = true
 		} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
@@ -167,7 +144,7 @@ func (rk *ranking) scores(p *Pending) []Scored {
 // reasonOf says why s is ranked where it is; full adds what only breaks
 // ties or goes without saying (built on this system, the receiver's
 // name), which RankOf's reader does not get.
-func reasonOf(p *Pending, s *Scored, full bool) string {
+func reasonOf(p *outcome.Pending, s *Scored, full bool) string {
 	reason := [...]string{"name only", "in a module this file imports", "same directory", "same file"}[s.place]
 	if s.other {
 		reason += "; built for another system"
@@ -175,16 +152,16 @@ func reasonOf(p *Pending, s *Scored, full bool) string {
 		reason += "; built on this system"
 	}
 	if c := s.t.D().Container; s.hint {
-		if p.hintHow != "" {
-			reason += "; " + p.hintHow + c
+		if p.HintHow != "" {
+			reason += "; " + p.HintHow + c
 		} else {
 			reason += "; the receiver's declared type embeds or is " + c
 		}
 	} else if s.resembled && full {
 		reason += "; receiver looks like " + c
 	}
-	if p.note != "" {
-		reason += "; " + p.note
+	if p.Note != "" {
+		reason += "; " + p.Note
 	}
 	return reason
 }
@@ -194,7 +171,7 @@ func reasonOf(p *Pending, s *Scored, full bool) string {
 type namedDef struct {
 	t       snap.Target
 	variant lang.Variant
-	host    int // hostRank
+	host    int // outcome.HostRank
 }
 
 // namedAt is the definitions of one name in one language, in path order,
@@ -228,7 +205,7 @@ func (rk *ranking) named(l *lang.Language, name string) []namedDef {
 		if l.Variants != "" {
 			v = g.Lang.Variant(g.Rel)
 		}
-		h := hostRank(g)
+		h := outcome.HostRank(g)
 		for _, i := range g.DefsNamed(name) {
 			at.defs = append(at.defs, namedDef{t: snap.Target{File: g, Def: i}, variant: v, host: h})
 		}
@@ -250,13 +227,13 @@ func before(a, b Scored) bool {
 }
 
 // rankAll resolves a Pending name-only reference in full.
-func (rk *ranking) rankAll(p *Pending) Resolution {
+func (rk *ranking) rankAll(p *outcome.Pending) outcome.Resolution {
 	all := rk.scores(p)
 	if len(all) == 0 {
-		return unresolvedName(p.f, p.r)
+		return unresolvedName(p.File, p.Ref)
 	}
 	sort.Slice(all, func(i, j int) bool { return before(all[i], all[j]) })
-	res := Resolution{Class: lang.Candidate}
+	res := outcome.Resolution{Class: lang.Candidate}
 	for i, s := range all {
 		if i == maxCandidates {
 			res.Reasons[len(res.Reasons)-1] += "; " + itoa(len(all)-maxCandidates) + " more by name"
@@ -268,12 +245,12 @@ func (rk *ranking) rankAll(p *Pending) Resolution {
 	return res
 }
 
-// rankOf returns t's place (1-based) among p's candidates, their number
+// RankOf returns t's place (1-based) among p's candidates, their number
 // and t's reason; 0 when t is not among them. Callers counts every place,
 // however far down: a method called on an interface is a candidate of
 // every method of that name, and dropping the low ranks would drop those
 // call sites.
-func (rk *ranking) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, string) {
+func (rk *ranking) RankOf(p *outcome.Pending, t snap.Target, all []Scored) (int, int, string) {
 	var mine *Scored
 	for i := range all {
 		if all[i].t == t {
@@ -290,7 +267,7 @@ func (rk *ranking) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, st
 		}
 	}
 	reason := reasonOf(p, mine, false)
-	if recv := p.f.RefReceiver(p.r); recv != "" && mine.t.D().Container != "" && resembles(recv, mine.t.D().Container) {
+	if recv := p.File.RefReceiver(p.Ref); recv != "" && mine.t.D().Container != "" && resembles(recv, mine.t.D().Container) {
 		reason += "; receiver looks like " + mine.t.D().Container
 	}
 	return rank, len(all), reason
@@ -350,4 +327,48 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// dispatch is a call through an interface the index cannot see into:
+// the methods called name (of classes, not of interfaces) ranked as
+// candidates, each reason ending with note; else, when the index has
+// none, res (why it is unresolved).
+func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res outcome.Resolution) outcome.Resolution {
+	ok := func(d *record.Def) bool { return d.Member() && record.FunctionLike(d.Kind) }
+	p := &outcome.Pending{File: f, Ref: r, OK: ok, Hint: hint, Note: note, NoIface: true}
+	found := false
+	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
+		g := rk.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			found = found || rk.Accepts(p, &g.Defs[i])
+		}
+	}
+	if !found {
+		return res
+	}
+	if lazy {
+		return outcome.Resolution{Class: lang.Candidate, Pending: p}
+	}
+	return rk.rankAll(p)
+}
+
+// interfaceNamed says whether every class-like definition called name in
+// the language is an interface or trait (and there is one).
+func (rk *ranking) interfaceNamed(l *lang.Language, name string) bool {
+	if name == "" {
+		return false
+	}
+	found := false
+	for _, id := range rk.s.Tables(l).Defs.Get(name) {
+		g := rk.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			switch k := g.Defs[i].Kind; {
+			case k == "interface" || k == "trait":
+				found = true
+			case record.ClassLike(k):
+				return false
+			}
+		}
+	}
+	return found
 }

@@ -7,47 +7,27 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// Resolution is where a reference leads and how that was decided.
-type Resolution struct {
-	Class   string
-	Targets []snap.Target // exact and import: the definition (or overloads); candidate: ranked, best first
-	Reasons []string      // for candidates: why each is ranked where it is
-	Why     string        // for unresolved: builtin, external module, no definition
-	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
-	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
-	Pending *Pending      // a name-only resolution not ranked yet (callers)
-	// Conversion: a call of a type in a language where that converts
-	// (Go's MyInt(3)): a use of the type, not a call.
-	Conversion bool
-	// Dispatch, for an unresolved call on a value of a type declared
-	// outside the index that may be an interface (net.Conn): that type.
-	// A method of the index of this name may be what runs.
-	Dispatch string
-	// DispatchBuiltin: Dispatch's type is the language's own (Go's error),
-	// an interface whose only method is the one called, so any method of
-	// this name satisfies it and may run.
-	DispatchBuiltin bool
-}
-
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
-func (rv *Resolver) Resolve(f *snap.Entry, r *record.Ref) Resolution {
+func (rv *Resolver) Resolve(f *snap.Entry, r *record.Ref) outcome.Resolution {
 	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, false)))
 }
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
-func (rv *Resolver) ResolveLazy(f *snap.Entry, r *record.Ref) Resolution {
+func (rv *Resolver) ResolveLazy(f *snap.Entry, r *record.Ref) outcome.Resolution {
 	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, true)))
 }
 
 // conversion marks a call that leads only to types, in a language where
 // calling a type converts to it.
-func conversion(f *snap.Entry, r *record.Ref, res Resolution) Resolution {
+func conversion(f *snap.Entry, r *record.Ref, res outcome.Resolution) outcome.Resolution {
 	if r.Kind != record.RefCall || !f.Lang.Conversions || len(res.Targets) == 0 {
 		return res
 	}
@@ -62,7 +42,7 @@ func conversion(f *snap.Entry, r *record.Ref, res Resolution) Resolution {
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
 // candidates unranked (Resolution.Pending).
-func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolution {
+func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.Resolution {
 	name := f.RefName(r)
 	l := f.Lang
 	want := func(d *record.Def) bool {
@@ -85,8 +65,8 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := rv.ty.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == record.RefCall {
-			return settle(f, lang.Exact, ts, "the method's class")
+		if ts := rv.ty.ClassSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == record.RefCall {
+			return outcome.Settle(f, lang.Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
 		if f.BoundAround(name, r.Encl, r.At) {
@@ -96,8 +76,8 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
-				return settle(f, lang.Exact, ts, "same class")
+			if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+				return outcome.Settle(f, lang.Exact, ts, "same class")
 			}
 		}
 		// super(...): the constructor of the enclosing class's base.
@@ -107,28 +87,28 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 			}
 		}
 		// The file's own top-level definitions.
-		if ts := pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
-			return settle(f, lang.Exact, ts, "same file")
+		if ts := outcome.Pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+			return outcome.Settle(f, lang.Exact, ts, "same file")
 		}
-		if res, ok := rv.viaNameImport(f, name, want); ok {
+		if res, ok := rv.ViaNameImport(f, name, want); ok {
 			return res
 		}
-		if res, ok := rv.viaModuleValue(f, name, want); ok {
+		if res, ok := rv.ViaModuleValue(f, name, want); ok {
 			return res
 		}
-		if res, ok := rv.viaStarImport(f, name, want); ok {
+		if res, ok := rv.ViaStarImport(f, name, want); ok {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
-				return settle(f, lang.Exact, ts, "same package")
+			if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+				return outcome.Settle(f, lang.Exact, ts, "same package")
 			}
 		}
-		if res, ok := rv.viaIncludes(f, name, want); ok {
+		if res, ok := rv.ViaIncludes(f, name, want); ok {
 			return res
 		}
 		if l.IsBuiltin(name) {
-			return Resolution{Class: lang.Unresolved, Why: "builtin"}
+			return outcome.Resolution{Class: lang.Unresolved, Why: "builtin"}
 		}
 		return rv.byName(lazy, f, r, func(d *record.Def) bool { return want(d) && !d.Member() })
 	}
@@ -142,8 +122,8 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 		}
 	}
 	if self != nil && self.Container != "" && (l.IsSelf(recv) || (self.Self != "" && recv == self.Self)) && !f.Rebound(recv, r.Encl, r.At) {
-		if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
-			return settle(f, lang.Exact, ts, "same class")
+		if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
+			return outcome.Settle(f, lang.Exact, ts, "same class")
 		}
 	}
 	// this.m() in an object literal's own method: this is the literal.
@@ -152,7 +132,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 	// like one), so the edge is a candidate ranked alone, never exact.
 	if encl != nil && encl.Container == "" && encl.Kind == "method" && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
 		if ts := literalMethods(f, r.Encl, name, want); len(ts) == 1 {
-			return Resolution{Class: lang.Candidate, Targets: ts, Reasons: []string{"this is the object literal the method is in, told by the method's position (same column, nothing declared between)"}}
+			return outcome.Resolution{Class: lang.Candidate, Targets: ts, Reasons: []string{"this is the object literal the method is in, told by the method's position (same column, nothing declared between)"}}
 		}
 	}
 	// A receiver whose type the source declares: a method of that type
@@ -164,7 +144,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.BoundAround(FirstSegment(recv), r.Encl, r.At) {
+	if hint != nil || f.BoundAround(types.FirstSegment(recv), r.Encl, r.At) {
 		// self.h set to a Handler() in one method and to a parameter in
 		// another: Handler's methods rank first, the call staying a
 		// candidate.
@@ -176,39 +156,39 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolutio
 		return rv.byNameHint(lazy, f, r, rv.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
-	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(FirstSegment(recv), r.Encl, r.At) {
-		if ts := pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
-			return settle(f, lang.Exact, ts, "this module's own")
+	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(types.FirstSegment(recv), r.Encl, r.At) {
+		if ts := outcome.Pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+			return outcome.Settle(f, lang.Exact, ts, "this module's own")
 		}
 	}
 	// pkg.F() through an import of a module.
-	if files, module, bound := rv.moduleBinding(f, recv); bound {
+	if files, module, bound := rv.ModuleBinding(f, recv); bound {
 		if files == nil {
-			return Resolution{Class: lang.Unresolved, Why: "external: " + module}
+			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + module}
 		}
-		if ts := rv.exportedBy(files, name, want); len(ts) > 0 {
-			return settle(f, lang.Exact, ts, "qualified import")
+		if ts := rv.ExportedBy(files, name, want); len(ts) > 0 {
+			return outcome.Settle(f, lang.Exact, ts, "qualified import")
 		}
-		return Resolution{Class: lang.Unresolved, Why: "no " + name + " in " + module}
+		return outcome.Resolution{Class: lang.Unresolved, Why: "no " + name + " in " + module}
 	}
 	// ns::f(), Geo.area(): a namespace or module named by the receiver.
-	if res, ok := rv.namespaceMember(f, recv, name, want); ok {
+	if res, ok := rv.NamespaceMember(f, recv, name, want); ok {
 		return res
 	}
 	// Type.M(): a class named by the receiver.
-	if ts := rv.typeMembers(f, recv, name, want); len(ts) > 0 {
-		return settle(f, lang.Exact, ts, "member of "+recv)
+	if ts := rv.TypeMembers(f, recv, name, want); len(ts) > 0 {
+		return outcome.Settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// mod.Type.M(): a class of an imported module, and what it extends.
 	if ts := rv.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
-		return settle(f, lang.Exact, ts, "member of "+recv)
+		return outcome.Settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*record.Def) bool { return true })) == 0 {
-		return Resolution{Class: lang.Unresolved, Why: "builtin"}
+	if first := types.FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(outcome.Pick(f, first, func(*record.Def) bool { return true })) == 0 {
+		return outcome.Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
 	return rv.byName(lazy, f, r, rv.membersElseModules(l, name, want))
 }
@@ -223,114 +203,11 @@ func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(
 	}
 	for _, id := range rv.s.Tables(l).Defs.Get(name) {
 		g := rv.s.ByID(id)
-		if len(pick(g, name, member)) > 0 {
+		if len(outcome.Pick(g, name, member)) > 0 {
 			return member
 		}
 	}
 	return func(d *record.Def) bool { return want(d) && record.FunctionLike(d.Kind) && !d.Member() && !d.Local }
-}
-
-// firstSegment is the receiver's first name: console in console.log, std
-// in std::mem.
-func FirstSegment(recv string) string {
-	if i := strings.IndexAny(recv, ".:([{"); i >= 0 {
-		return recv[:i]
-	}
-	return recv
-}
-
-// inVariant keeps the definitions a file of f's variant can reach, when
-// there are several and some are built for other variants.
-func inVariant(f *snap.Entry, ts []snap.Target) []snap.Target {
-	if len(ts) < 2 || f.Lang.Variants == "" {
-		return ts
-	}
-	mine := f.Lang.Variant(f.Rel)
-	out := ts[:0:0]
-	for _, t := range ts {
-		if mine.Compatible(t.File.Lang.Variant(t.File.Rel)) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		return ts
-	}
-	return out
-}
-
-// settle returns an exact (or import) resolution, or candidates when there
-// are several definitions (overloads, duplicates).
-//
-// Definitions built only for other variants than f's (x_windows.go from
-// x_linux.go) are left out first.
-func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolution {
-	ts = inVariant(f, ts)
-	if len(ts) == 1 {
-		return Resolution{Class: class, Targets: ts}
-	}
-	if branches(f.Lang, ts) {
-		return Resolution{Class: class, Targets: ts, Reason: "one function, defined once in each of " + itoa(len(ts)) + " preprocessor branches of " + ts[0].File.Rel}
-	}
-	if f.Lang.Variants != "" {
-		// The one built on this system first (syscall_unix.go's, by its
-		// //go:build line, before net_js.go's).
-		ts = slices.Clone(ts)
-		slices.SortStableFunc(ts, func(a, b snap.Target) int { return hostRank(a.File) - hostRank(b.File) })
-	}
-	reasons := make([]string, len(ts))
-	for i, t := range ts {
-		reasons[i] = reason + ", one of " + itoa(len(ts)) + " with this name"
-		if t.File.Host == lang.HostYes {
-			reasons[i] += "; built on this system"
-		}
-	}
-	return Resolution{Class: lang.Candidate, Targets: ts, Reasons: reasons}
-}
-
-// branches says ts are one function written once per preprocessor
-// branch: functions of one name in one file of a language with no
-// overloads (language.json's one_definition).
-func branches(l *lang.Language, ts []snap.Target) bool {
-	if !l.OneDefinition {
-		return false
-	}
-	for _, t := range ts {
-		if d := t.D(); t.File != ts[0].File || d.Kind != "function" || d.Local {
-			return false
-		}
-	}
-	return true
-}
-
-// hostRank orders variants: built on this system by name or //go:build
-// line first, then files that say nothing, then files built elsewhere.
-func hostRank(g *snap.Entry) int {
-	v := g.Lang.Variant(g.Rel)
-	switch {
-	case g.Host == lang.HostNo || !v.Compatible(lang.Host):
-		return 2
-	case g.Host == lang.HostYes || !v.Any():
-		return 0
-	}
-	return 1
-}
-
-func pick(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
-	var out []snap.Target
-	for _, i := range f.DefsNamed(name) {
-		if ok(&f.Defs[i]) {
-			out = append(out, snap.Target{File: f, Def: i})
-		}
-	}
-	return out
-}
-
-func defsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
-	var out []snap.Target
-	for _, g := range files {
-		out = append(out, pick(g, name, ok)...)
-	}
-	return out
 }
 
 // literalMethods lists the methods named name of the object literal

@@ -13,6 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/snap/snaptest"
 )
@@ -30,7 +31,7 @@ func langs(t testing.TB) *lang.Set {
 
 // text is a resolution as one line: class, targets, implementations and
 // the reason or why.
-func text(res resolve.Resolution) string {
+func text(res outcome.Resolution) string {
 	var ts []string
 	for _, t := range res.Targets {
 		ts = append(ts, fmt.Sprintf("%s@%s:%d", t.Qualified(), t.File.Rel, t.D().Line))

@@ -10,23 +10,27 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Resolver resolves references against one snapshot. Its parts are
-// split by what they keep: scopes (what a file sees through its folder,
-// imports and includes), the declared types (typeReader, keeping
-// nothing), the hierarchy (implementations and subclasses) and the
+// split by what they keep: the scopes (package scope: what a file sees
+// through its folder, imports and includes), the declared types
+// (package types: types.Reader, keeping nothing, and types.Hierarchy,
+// implementations and subclasses) and the
 // ranking of name-only candidates (the definitions by name); the
 // resolver itself keeps the sites callers asks about. Each part reads
 // only its own data and the parts below it.
 type Resolver struct {
 	s *snap.Snapshot
 	c *Cache
-	*scopes
-	*hierarchy
+	*scope.Scopes
+	*types.Hierarchy
 	*ranking
-	ty *typeReader
+	ty *types.Reader
 }
 
 // New is a resolver of s with cache c (made with NewCache for s); nil
@@ -35,7 +39,7 @@ func New(s *snap.Snapshot, c *Cache) *Resolver {
 	if c == nil || c.s != s {
 		c = NewCache(s, nil)
 	}
-	return &Resolver{s: s, c: c, scopes: &c.scopes, hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
+	return &Resolver{s: s, c: c, Scopes: &c.scopes, Hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
 }
 
 // Snapshot is the snapshot the resolver reads.
@@ -46,9 +50,9 @@ func (rv *Resolver) Snapshot() *snap.Snapshot { return rv.s }
 // lock a writer of the index holds and never waits on I/O.
 type Cache struct {
 	s         *snap.Snapshot
-	scopes    scopes
-	types     typeReader
-	hierarchy hierarchy
+	scopes    scope.Scopes
+	types     types.Reader
+	hierarchy types.Hierarchy
 	ranking   ranking
 
 	// sites: references resolved lazily (SiteLazy), shared with the
@@ -100,12 +104,9 @@ const maxSites = 50000
 // cache answers as a fresh one would.
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	c := &Cache{s: s, sites: &siteStore{}}
-	c.scopes.s = s
-	for _, l := range s.Langs.All() {
-		c.scopes.importsGen += s.Tables(l).ImportsGen
-	}
-	c.types.s, c.types.sc = s, &c.scopes
-	c.hierarchy.s, c.hierarchy.ty = s, &c.types
+	c.scopes.Init(s)
+	c.types.Init(s, &c.scopes)
+	c.hierarchy.Init(s, &c.types)
 	c.ranking.s, c.ranking.sc, c.ranking.names = s, &c.scopes, &namedStore{}
 	if prev == nil || prev.s == nil {
 		return c
@@ -116,8 +117,8 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	if prev.sites.n.Load() < maxSites && prev.s.Langs == s.Langs && prev.s.FactsGen == s.FactsGen {
 		c.sites = prev.sites
 	}
-	c.hierarchy.inherit(&prev.hierarchy)
-	c.scopes.inherit(&prev.scopes)
+	c.hierarchy.Inherit(&prev.hierarchy)
+	c.scopes.Inherit(&prev.scopes)
 	return c
 }
 
@@ -125,15 +126,15 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 // read, not called, is a value), kept for the snapshot: callers and
 // impact ask for the same sites again, and a name many types share has
 // thousands. The resolution is shared: never change it.
-func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
+func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) outcome.Resolution {
 	k := siteKey{f.ID, ri, kind}
 	st := rv.c.sites
 	if v, ok := st.m.Load(k); ok {
-		res := v.(*Resolution)
+		res := v.(*outcome.Resolution)
 		if rv.holds(res) {
 			return *res
 		}
-		// Resolved in an earlier snapshot of the same facts: the same
+		// types.Resolved in an earlier snapshot of the same facts: the same
 		// answer, with this snapshot's entries.
 		moved := rv.moved(res)
 		st.m.Store(k, &moved)
@@ -153,7 +154,7 @@ func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
 }
 
 // holds says every entry res holds is rv's snapshot's.
-func (rv *Resolver) holds(res *Resolution) bool {
+func (rv *Resolver) holds(res *outcome.Resolution) bool {
 	here := func(ts []snap.Target) bool {
 		for _, t := range ts {
 			if rv.s.ByID(t.File.ID) != t.File {
@@ -162,7 +163,7 @@ func (rv *Resolver) holds(res *Resolution) bool {
 		}
 		return true
 	}
-	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint)) {
+	if p := res.Pending; p != nil && (rv.s.ByID(p.File.ID) != p.File || !here(p.Hint)) {
 		return false
 	}
 	return here(res.Targets) && here(res.Impls)
@@ -170,7 +171,7 @@ func (rv *Resolver) holds(res *Resolution) bool {
 
 // moved is res, resolved in a snapshot of rv's FactsGen, with the
 // entries of rv's snapshot (the same files, IDs and records).
-func (rv *Resolver) moved(res *Resolution) Resolution {
+func (rv *Resolver) moved(res *outcome.Resolution) outcome.Resolution {
 	move := func(ts []snap.Target) []snap.Target {
 		if ts == nil {
 			return nil
@@ -185,7 +186,7 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 	m.Targets, m.Impls = move(res.Targets), move(res.Impls)
 	if p := res.Pending; p != nil {
 		q := *p
-		q.f, q.hint = rv.s.ByID(p.f.ID), move(p.hint)
+		q.File, q.Hint = rv.s.ByID(p.File.ID), move(p.Hint)
 		m.Pending = &q
 	}
 	return m
@@ -194,7 +195,7 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 // SiteRank is RankOf for the site's pending resolution p (SiteLazy's)
 // and t, kept with the site: a name thousands of calls share ranks its
 // candidates once, not on every answer.
-func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t snap.Target) (rank, of int, reason string) {
+func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *outcome.Pending, t snap.Target) (rank, of int, reason string) {
 	k := rankKey{siteKey{f.ID, ri, kind}, t.File.ID, t.Def}
 	st := rv.c.sites
 	if v, ok := st.ranks.Load(k); ok {
@@ -212,7 +213,7 @@ func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t 
 
 // SiteCandidates is the number of candidates of the site's pending
 // resolution p (SiteLazy's), kept with the site.
-func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *Pending) int {
+func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *outcome.Pending) int {
 	k := rankKey{siteKey{f.ID, ri, kind}, 0, -1}
 	st := rv.c.sites
 	if v, ok := st.ranks.Load(k); ok {

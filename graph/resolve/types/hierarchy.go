@@ -1,25 +1,25 @@
-package resolve
+package types
 
 import (
 	"maps"
-	"strings"
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Calls through interfaces and base classes: which methods a dispatch may
 // reach, and the implementations and overrides of a method.
 
-// hierarchy finds what a call of a method may run instead: the
+// Hierarchy finds what a call of a method may run instead: the
 // implementations of an interface's method, the overrides in the classes
 // that name its class as a base. It keeps both for the snapshot and
 // reads declared types through ty.
-type hierarchy struct {
+type Hierarchy struct {
 	s  *snap.Snapshot
-	ty *typeReader
+	ty *Reader
 	mu sync.Mutex
 	// impls: implementations, for this snapshot only.
 	impls map[snap.Target][]snap.Target
@@ -28,9 +28,12 @@ type hierarchy struct {
 	subs map[*lang.Language]subsAt
 }
 
-// inherit takes from prev, the hierarchy of an earlier snapshot, what is
+// Init makes h the hierarchy of s, reading declared types through ty.
+func (h *Hierarchy) Init(s *snap.Snapshot, ty *Reader) { h.s, h.ty = s, ty }
+
+// Inherit takes from prev, the hierarchy of an earlier snapshot, what is
 // still valid for h's.
-func (h *hierarchy) inherit(prev *hierarchy) {
+func (h *Hierarchy) Inherit(prev *Hierarchy) {
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
 	if prev.s == h.s {
@@ -46,40 +49,9 @@ func (h *hierarchy) inherit(prev *hierarchy) {
 	}
 }
 
-// dispatch is a call through an interface the index cannot see into:
-// the methods called name (of classes, not of interfaces) ranked as
-// candidates, each reason ending with note; else, when the index has
-// none, res (why it is unresolved).
-func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
-	ok := func(d *record.Def) bool { return d.Member() && record.FunctionLike(d.Kind) }
-	p := &Pending{f: f, r: r, ok: ok, hint: hint, note: note, noIface: true}
-	found := false
-	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
-		g := rk.s.ByID(id)
-		for _, i := range g.DefsNamed(name) {
-			found = found || rk.Accepts(p, &g.Defs[i])
-		}
-	}
-	if !found {
-		return res
-	}
-	if lazy {
-		return Resolution{Class: lang.Candidate, Pending: p}
-	}
-	return rk.rankAll(p)
-}
-
-// namedForMethod says whether a type's name is how Go names an interface
-// with that method: the method itself (net.Error's Error), or an agent
-// noun made of it (io.Writer, io.ReadWriteCloser's Write, fmt.Stringer),
-// not any name holding it (sync.WaitGroup's Wait).
-func namedForMethod(typ, method string) bool {
-	return typ == method || strings.Contains(typ, method) && strings.HasSuffix(typ, "er")
-}
-
-// anyInterface is the first interface (or trait) among types, or a
+// AnyInterface is the first interface (or trait) among types, or a
 // target whose Def is -1.
-func (h *hierarchy) anyInterface(types []snap.Target) snap.Target {
+func (h *Hierarchy) AnyInterface(types []snap.Target) snap.Target {
 	for _, t := range types {
 		if k := t.D().Kind; k == "interface" || k == "trait" {
 			return t
@@ -88,64 +60,43 @@ func (h *hierarchy) anyInterface(types []snap.Target) snap.Target {
 	return snap.Target{Def: -1}
 }
 
-// declaredImplementers are the classes naming interface t as a base.
-func (h *hierarchy) declaredImplementers(t snap.Target) []snap.Target {
+// DeclaredImplementers are the classes naming interface t as a base.
+func (h *Hierarchy) DeclaredImplementers(t snap.Target) []snap.Target {
 	var out []snap.Target
 	for _, fr := range h.basesNamed(t.File.Lang, t.D().Name) {
 		g := h.s.ByID(fr.id)
-		out = append(out, pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })...)
+		out = append(out, outcome.Pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })...)
 	}
 	return out
 }
 
-// interfaceNamed says whether every class-like definition called name in
-// the language is an interface or trait (and there is one).
-func (rk *ranking) interfaceNamed(l *lang.Language, name string) bool {
-	if name == "" {
-		return false
-	}
-	found := false
-	for _, id := range rk.s.Tables(l).Defs.Get(name) {
-		g := rk.s.ByID(id)
-		for _, i := range g.DefsNamed(name) {
-			switch k := g.Defs[i].Kind; {
-			case k == "interface" || k == "trait":
-				found = true
-			case record.ClassLike(k):
-				return false
-			}
-		}
-	}
-	return found
-}
-
 // InterfaceMethod says whether m is a method of an interface (or trait):
 // a call of it is dispatch to whatever implements it.
-func (h *hierarchy) InterfaceMethod(m snap.Target) bool {
+func (h *Hierarchy) InterfaceMethod(m snap.Target) bool {
 	t, ok := h.ContainerType(m)
 	return ok && (t.D().Kind == "interface" || t.D().Kind == "trait")
 }
 
-// containerType is the class-like definition a member belongs to.
-func (h *hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
+// ContainerType is the class-like definition a member belongs to.
+func (h *Hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 	c := m.D().Container
 	if c == "" {
 		return snap.Target{}, false
 	}
 	for _, g := range h.ty.namedIn(m, c) {
-		if ts := pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
+		if ts := outcome.Pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
 	}
 	return snap.Target{}, false
 }
 
-// implementations lists what a call of method m may run instead: for an
+// Implementations lists what a call of method m may run instead: for an
 // interface's method, the methods of that name of the types implementing
 // it (by method set for a language whose "implements" is "method_set",
 // Go; else the classes declaring it as a base); for a class's method in a
 // language with declared bases, its subclasses' overrides.
-func (h *hierarchy) Implementations(m snap.Target) []snap.Target {
+func (h *Hierarchy) Implementations(m snap.Target) []snap.Target {
 	t, ok := h.ContainerType(m)
 	if !ok {
 		return nil
@@ -181,7 +132,7 @@ func (h *hierarchy) Implementations(m snap.Target) []snap.Target {
 
 // byMethodSet lists the methods called like m of the types whose methods
 // include every method of interface t.
-func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
+func (h *Hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 	tn := t.D().Name
 	var names []string
 	for i := range t.File.Defs {
@@ -205,7 +156,7 @@ func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 			for _, n := range names {
 				has := false
 				for _, hf := range h.ty.namedIn(c, n) {
-					if len(pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
+					if len(outcome.Pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
@@ -220,28 +171,28 @@ func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 			}
 		}
 	}
-	SortTargets(out)
+	outcome.SortTargets(out)
 	return out
 }
 
 // overrides lists the methods called like m of the classes that name t
 // (or a class that does) as a base.
-func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
+func (h *Hierarchy) overrides(t, m snap.Target) []snap.Target {
 	var out []snap.Target
 	seen := map[snap.Target]bool{t: true}
 	level := []snap.Target{t}
-	for depth := 0; depth < maxTypeDepth && len(level) > 0; depth++ {
+	for depth := 0; depth < MaxDepth && len(level) > 0; depth++ {
 		var next []snap.Target
 		for _, base := range level {
 			bn := base.D().Name
 			for _, fr := range h.basesNamed(t.File.Lang, bn) {
 				g := h.s.ByID(fr.id)
-				sub := pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })
+				sub := outcome.Pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
 				found := false
-				for _, b := range h.ty.resolveDecl(declType{text: fr.typ, t: fr.t, in: g}).types {
+				for _, b := range h.ty.ResolveDecl(Decl{Text: fr.typ, t: fr.t, in: g}).Types {
 					found = found || b == base
 				}
 				if !found {
@@ -249,12 +200,12 @@ func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 				}
 				seen[sub[0]] = true
 				next = append(next, sub[0])
-				out = append(out, pick(g, m.D().Name, func(d *record.Def) bool { return d.Container == fr.container && record.FunctionLike(d.Kind) })...)
+				out = append(out, outcome.Pick(g, m.D().Name, func(d *record.Def) bool { return d.Container == fr.container && record.FunctionLike(d.Kind) })...)
 			}
 		}
 		level = next
 	}
-	SortTargets(out)
+	outcome.SortTargets(out)
 	return out
 }
 
@@ -271,7 +222,7 @@ type fieldRef struct {
 // basesNamed lists the base-class fields of the language that name a type
 // called name (one pass over the index, kept while the language's bases
 // are the same).
-func (h *hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
+func (h *Hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
 	gen := h.s.Tables(l).BasesGen
 	h.mu.Lock()
 	e, ok := h.subs[l]
@@ -287,7 +238,7 @@ func (h *hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
 				if fd.Name != "" {
 					continue
 				}
-				_, n := typeName(declType{text: fd.Type, t: fd.T, in: g})
+				_, n := typeName(Decl{Text: fd.Type, t: fd.T, in: g})
 				if n != "" {
 					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type, fd.T})
 				}
@@ -306,20 +257,35 @@ func (h *hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
 
 // promoted says whether method m's type has a method called name through
 // a struct it embeds (ir.ForStmt's Pos comes from miniNode).
-func (h *hierarchy) promoted(m snap.Target, name string) bool {
+func (h *Hierarchy) promoted(m snap.Target, name string) bool {
 	t, ok := h.ContainerType(m)
 	if !ok {
 		return false
 	}
-	bs, _ := h.ty.bases(t)
+	bs, _ := h.ty.Bases(t)
 	if len(bs) == 0 {
 		return false
 	}
-	ms, _ := h.ty.membersOf(bs, name, func(e *record.Def) bool { return record.FunctionLike(e.Kind) }, 1)
+	ms, _ := h.ty.MembersOf(bs, name, func(e *record.Def) bool { return record.FunctionLike(e.Kind) }, 1)
 	return len(ms) > 0
 }
 
 type subsAt struct {
 	gen uint64 // the language's BasesGen
 	m   map[string][]fieldRef
+}
+
+// ConformsTo: res is a call of an interface's method in a
+// structurally typed language ("implements": "structural") for which the
+// index knows no implementation, and t is a member method of that name.
+func (h *Hierarchy) ConformsTo(res outcome.Resolution, t snap.Target) bool {
+	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
+		return false
+	}
+	m := res.Targets[0]
+	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !record.FunctionLike(t.D().Kind) {
+		return false
+	}
+	it, ok := h.ContainerType(m)
+	return ok && it.D().Kind == "interface"
 }

@@ -1,4 +1,9 @@
-package resolve
+// Package scope looks a name up as the file it is written in sees it
+// outside its functions — its own definitions, its folder's, what its
+// imports and includes name, bind, rename and re-export — against one
+// snapshot, and keeps for that snapshot what costs a pass over imports to
+// know (Scopes), handing it on to the next snapshot's where still valid.
+package scope
 
 import (
 	"maps"
@@ -9,6 +14,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -16,11 +22,11 @@ import (
 // the files its imports and includes name and the names they bind or
 // rename.
 
-// scopes looks names up as a file sees them and keeps, for one
+// Scopes looks names up as a file sees them and keeps, for one
 // snapshot, what that costs a pass over imports to know: each file's
 // scope, the files an import path names, the files each file's includes
 // reach, and the renames of each language's imports.
-type scopes struct {
+type Scopes struct {
 	s  *snap.Snapshot
 	mu sync.Mutex
 	// imp: a file's scope, valid while the snapshot's ModGen is the same
@@ -41,9 +47,17 @@ type scopes struct {
 	importsGen uint64 // the sum of the languages' ImportsGen
 }
 
-// inherit takes from prev, the scopes of an earlier snapshot, what is
+// Init makes sc the scopes of s, empty.
+func (sc *Scopes) Init(s *snap.Snapshot) {
+	sc.s = s
+	for _, l := range s.Langs.All() {
+		sc.importsGen += s.Tables(l).ImportsGen
+	}
+}
+
+// Inherit takes from prev, the scopes of an earlier snapshot, what is
 // still valid for sc's.
-func (sc *scopes) inherit(prev *scopes) {
+func (sc *Scopes) Inherit(prev *Scopes) {
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
 	if prev.s.ModGen != sc.s.ModGen {
@@ -64,9 +78,12 @@ type fileScope struct {
 
 // Bindings maps the local names f's imports bind to the modules they
 // name.
-func (sc *scopes) Bindings(f *snap.Entry) map[string]string { return sc.scope(f).bindings }
+func (sc *Scopes) Bindings(f *snap.Entry) map[string]string { return sc.scope(f).bindings }
 
-func (sc *scopes) scope(f *snap.Entry) *fileScope {
+// Imported is the files f's imports name, by Rel: they rank higher.
+func (sc *Scopes) Imported(f *snap.Entry) map[string]bool { return sc.scope(f).imported }
+
+func (sc *Scopes) scope(f *snap.Entry) *fileScope {
 	sc.mu.Lock()
 	e := sc.imp[f]
 	sc.mu.Unlock()
@@ -102,7 +119,7 @@ type modFiles struct {
 // the language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module). The list is the cache's:
 // never change it.
-func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+func (sc *Scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
 	k := modKey{f.Rel, module}
 	sc.mu.Lock()
 	m, ok := sc.mods[k]
@@ -124,7 +141,7 @@ func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool
 // current is files with the entries this snapshot has for them: a list
 // kept from an earlier snapshot of the same files (ModGen) may hold the
 // entry a file had before it was read again.
-func (sc *scopes) current(files []*snap.Entry) []*snap.Entry {
+func (sc *Scopes) current(files []*snap.Entry) []*snap.Entry {
 	for i, e := range files {
 		if sc.s.ByID(e.ID) != e {
 			out := slices.Clone(files)
@@ -139,7 +156,7 @@ func (sc *scopes) current(files []*snap.Entry) []*snap.Entry {
 
 // bindings maps the local names f's imports bind to the modules they
 // name (the first import of a name wins).
-func (sc *scopes) bindings(f *snap.Entry) map[string]string {
+func (sc *Scopes) bindings(f *snap.Entry) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
@@ -172,9 +189,9 @@ func (sc *scopes) bindings(f *snap.Entry) map[string]string {
 	return out
 }
 
-// moduleBinding says whether recv names a module the file imports, and the
+// ModuleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
-func (sc *scopes) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
+func (sc *Scopes) ModuleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
 	if module, ok := sc.scope(f).bindings[recv]; ok {
 		files, known := sc.ModuleFiles(f, module)
 		if !known {
@@ -204,7 +221,7 @@ func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (sc *scopes) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
+func (sc *Scopes) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
 	pkgs := make([]string, len(files))
 	for i, g := range files {
 		pkgs[i] = g.Package
@@ -213,51 +230,51 @@ func (sc *scopes) defaultLocal(l *lang.Language, module string, files []*snap.En
 }
 
 // dirOf lists the files of l in a folder, in path order.
-func (sc *scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
+func (sc *Scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
 	return sc.s.Entries(sc.s.Tables(l).Dirs.Get(dir))
 }
 
-// inScope looks name up in the files that share f's scope: f alone, or
+// InScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) InScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
-		return pick(f, name, ok)
+		return outcome.Pick(f, name, ok)
 	}
 	var out []snap.Target
 	for _, id := range sc.s.Tables(f.Lang).Defs.Get(name) {
 		g := sc.s.ByID(id)
 		if g.Dir == f.Dir && g.Package == f.Package {
-			out = append(out, pick(g, name, ok)...)
+			out = append(out, outcome.Pick(g, name, ok)...)
 		}
 	}
 	return out
 }
 
-// bareTargets finds a bare name as a file sees it outside any function:
+// BareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
-	if ts := pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+func (sc *Scopes) BareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
+	if ts := outcome.Pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
-	if res, found := sc.viaNameImport(f, name, ok); found {
+	if res, found := sc.ViaNameImport(f, name, ok); found {
 		if res.Class == lang.Unresolved && strings.HasPrefix(res.Why, "external: ") {
 			return nil, strings.TrimPrefix(res.Why, "external: ")
 		}
 		return res.Targets, ""
 	}
-	if res, found := sc.viaModuleValue(f, name, ok); found {
+	if res, found := sc.ViaModuleValue(f, name, ok); found {
 		return res.Targets, ""
 	}
-	if res, found := sc.viaStarImport(f, name, ok); found {
+	if res, found := sc.ViaStarImport(f, name, ok); found {
 		return res.Targets, ""
 	}
 	if f.Lang.Scope == "directory" {
-		if ts := sc.inScope(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
+		if ts := sc.InScope(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
 			return ts, ""
 		}
 	}
-	if res, found := sc.viaIncludes(f, name, ok); found {
+	if res, found := sc.ViaIncludes(f, name, ok); found {
 		return res.Targets, ""
 	}
 	return nil, ""
@@ -278,28 +295,28 @@ func importedName(files []*snap.Entry, im record.Import) string {
 	return im.Local
 }
 
-// viaNameImport resolves a bare name bound by a `from m import name`-style
+// ViaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *Scopes) ViaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
 		}
 		files, known := sc.ModuleFiles(f, im.Module)
 		if !known {
-			return Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
+			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := sc.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
-			return settle(f, lang.ViaImport, ts, "imported"), true
+		if ts := sc.ExportedBy(files, importedName(files, im), ok); len(ts) > 0 {
+			return outcome.Settle(f, lang.ViaImport, ts, "imported"), true
 		}
-		return Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+		return outcome.Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
-// viaStarImport resolves a bare name through imports of every name of a
+// ViaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *Scopes) ViaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
@@ -309,26 +326,26 @@ func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def)
 			files = append(files, fs...)
 		}
 	}
-	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
-		return settle(f, lang.ViaImport, ts, "imported with all of its module"), true
+	if ts := sc.TopLevelOf(files, name, ok); len(ts) > 0 {
+		return outcome.Settle(f, lang.ViaImport, ts, "imported with all of its module"), true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
-// exportedBy finds name in a module's files: topLevelOf, then members of
+// ExportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (sc *scopes) exportedBy(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
-	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
+func (sc *Scopes) ExportedBy(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+	if ts := sc.TopLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
 	return moduleDefsIn(files, name, ok)
 }
 
-// topLevelOf finds name among a module's own names: its top-level
+// TopLevelOf finds name among a module's own names: its top-level
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) TopLevelOf(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	top := func(d *record.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
@@ -336,7 +353,7 @@ func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*record.D
 	return sc.reexported(files, name, top, 0, map[reexportKey]bool{})
 }
 
-// moduleDefsIn is defsIn without the definitions nested in a function or
+// moduleDefsIn is outcome.DefsIn without the definitions nested in a function or
 // a value.
 func moduleDefsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	var out []snap.Target
@@ -362,7 +379,7 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (sc *scopes) reexported(files []*snap.Entry, name string, ok func(*record.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+func (sc *Scopes) reexported(files []*snap.Entry, name string, ok func(*record.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
@@ -411,11 +428,11 @@ func dedupeTargets(ts []snap.Target) []snap.Target {
 	return out
 }
 
-// viaIncludes resolves a bare name through included headers (C, C++): the
+// ViaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *Scopes) ViaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	var files []*snap.Entry
 	for _, im := range f.Imports {
@@ -433,12 +450,12 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) b
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
+	ts := outcome.DefsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
-		ts = defsIn(files, name, ok)
+		ts = outcome.DefsIn(files, name, ok)
 	}
 	if len(ts) > 0 {
-		return settle(f, lang.ViaImport, ts, "in an included file"), true
+		return outcome.Settle(f, lang.ViaImport, ts, "in an included file"), true
 	}
 	return sc.viaIncludedIncludes(f, name, ok)
 }
@@ -448,10 +465,10 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) b
 // includes tree_cursor.h, which includes subtree.h), and the sources
 // beside each with its base name. It runs only when no file included
 // directly defines the name, so what those give stays as it was.
-func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *Scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	ids := sc.s.Tables(f.Lang).Defs.Get(name)
 	if len(ids) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	reach := sc.included(f)
 	var files []*snap.Entry
@@ -460,11 +477,11 @@ func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*recor
 			files = append(files, g)
 		}
 	}
-	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
+	ts := outcome.DefsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
-	return settle(f, lang.ViaImport, ts, "in a file an included header includes"), true
+	return outcome.Settle(f, lang.ViaImport, ts, "in a file an included header includes"), true
 }
 
 // maxIncluded bounds the files the include closures cached for one
@@ -474,7 +491,7 @@ const maxIncluded = 1 << 20
 // included is the set of files f's includes reach, followed through the
 // headers' own includes, with the sources beside each header (x.c for
 // x.h; their own includes are not followed). Kept for the snapshot.
-func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
+func (sc *Scopes) included(f *snap.Entry) map[snap.FileID]bool {
 	sc.mu.Lock()
 	reach, ok := sc.incl[f.ID]
 	sc.mu.Unlock()
@@ -518,13 +535,13 @@ func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
 	return reach
 }
 
-// namespaceMember resolves ns::name when the receiver is a namespace (or
+// NamespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *Scopes) NamespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	var all []snap.Target
 	for _, id := range sc.s.Tables(f.Lang).Defs.Get(name) {
@@ -537,7 +554,7 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*rec
 		}
 	}
 	if len(all) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	top := all[:0:0]
 	for _, t := range all {
@@ -548,21 +565,21 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*rec
 	if len(top) > 0 {
 		all = top
 	}
-	return settle(f, lang.Exact, all, "in "+recv), true
+	return outcome.Settle(f, lang.Exact, all, "in "+recv), true
 }
 
-// typeMembers finds members called name of the class-like definition recv
+// TypeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) TypeMembers(f *snap.Entry, recv, name string, ok func(*record.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
 	isType := func(d *record.Def) bool { return record.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
-	types := sc.inScope(f, recv, isType)
+	types := sc.InScope(f, recv, isType)
 	if len(types) == 0 {
-		types = pick(f, recv, isType)
+		types = outcome.Pick(f, recv, isType)
 	}
 	if len(types) == 0 {
 		for _, im := range f.Imports {
@@ -575,9 +592,9 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 				continue
 			}
 			if star {
-				types = append(types, defsIn(files, recv, isType)...)
+				types = append(types, outcome.DefsIn(files, recv, isType)...)
 			} else {
-				types = append(types, defsIn(files, importedName(files, im), isType)...)
+				types = append(types, outcome.DefsIn(files, importedName(files, im), isType)...)
 			}
 		}
 	}
@@ -594,7 +611,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 				continue
 			}
 			seen[g] = true
-			out = append(out, pick(g, name, func(d *record.Def) bool { return ok(d) && d.Container == t.D().Name })...)
+			out = append(out, outcome.Pick(g, name, func(d *record.Def) bool { return ok(d) && d.Container == t.D().Name })...)
 		}
 	}
 	return out
@@ -604,7 +621,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 // (import {f as g}; export {f as g} from; from m import f as g), in
 // languages whose imports name definitions: one pass over the imports,
 // kept with the snapshot.
-func (sc *scopes) renames(l *lang.Language) map[string][]string {
+func (sc *Scopes) renames(l *lang.Language) map[string][]string {
 	if !l.Rule().BindsNames() {
 		return nil
 	}
@@ -641,7 +658,7 @@ func (sc *scopes) renames(l *lang.Language) map[string][]string {
 
 // Aliases lists the other names imports give name in language l
 // (import {f as g}; export {f as g} from), through chains of renames.
-func (sc *scopes) Aliases(l *lang.Language, name string) []string {
+func (sc *Scopes) Aliases(l *lang.Language, name string) []string {
 	return aliasesOf(sc.renames(l), name)
 }
 
