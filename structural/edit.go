@@ -3,6 +3,7 @@ package structural
 import (
 	"context"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"unicode/utf8"
 
@@ -131,5 +132,5 @@ func previewStaged(ctx context.Context, c *registry.Call, id string, files []sta
 	}
 	sv.Keep(id, pv, files)
 	*into = pv
-	return lsptool.FormatPreview(pv), nil
+	return answertext.FormatPreview(pv), nil
 }

@@ -3,6 +3,7 @@ package structural
 import (
 	"context"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
@@ -35,7 +36,7 @@ var ResolveTool = registry.Descriptor{
 		summary, _ := s.Stager.Summary(p.EditID)
 		if sv, ok := servers.Of(c.Run); ok {
 			if pv, ok := sv.Kept(p.EditID); ok {
-				summary += "\n\n" + lsptool.FormatPreview(pv)
+				summary += "\n\n" + answertext.FormatPreview(pv)
 			}
 		}
 		return true, summary

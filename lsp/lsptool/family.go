@@ -1,7 +1,8 @@
 // Package lsptool puts the lsp package on a run's tool surface: the `lsp`
 // tool (read), `lsp_rename` and `lsp_fix` (write — separate tools because
 // the tier decides who sees them), and the wrapper that reports new diagnostics after
-// every write (WRT-1..3). The language-server work itself is package lsp.
+// every write (WRT-1..3). The language-server work itself is package lsp;
+// the text an agent reads of its answers is package lsp/answertext.
 package lsptool
 
 import (

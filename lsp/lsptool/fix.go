@@ -2,13 +2,12 @@ package lsptool
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/aymanbagabas/go-udiff"
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
@@ -74,7 +73,7 @@ func fixApproval(ctx context.Context, c *registry.Call, s *Servers, p fixParams)
 	case plan.Result.Unchanged && plan.Command == "":
 		return false, ""
 	}
-	return true, planCard(plan)
+	return true, answertext.FixCard(plan)
 }
 
 // planned is a fix worked out for an approval card: the plan, or why
@@ -141,7 +140,7 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 	if err != nil {
 		var stale *lsp.StaleActionError
 		if errors.As(err, &stale) && stale.Fresh != nil {
-			return FixResult{}, errors.New(s.Sup.RelText(err.Error() + ". Offered now:\n" + FormatCodeActions(enabledOnly(stale.Fresh), true)))
+			return FixResult{}, errors.New(s.Sup.RelText(err.Error() + ". Offered now:\n" + answertext.FormatCodeActions(enabledOnly(stale.Fresh), true)))
 		}
 		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
@@ -157,8 +156,8 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 			files[i] = f.Path
 		}
 		what := fmt.Sprintf("the edit %s's command %s sent (%s)", e.Server, e.Command, textcut.Ellipsis(strings.Join(files, ", "), 80))
-		card := fmt.Sprintf("%s's command %s, run by lsp_fix %s, sent an edit: %s", e.Server, e.Command, fixName(&plan.Result),
-			changesCard(e.Changes, e.Edits))
+		card := fmt.Sprintf("%s's command %s, run by lsp_fix %s, sent an edit: %s", e.Server, e.Command, answertext.FixName(&plan.Result),
+			answertext.ChangesCard(e.Changes, e.Edits))
 		return c.EscalateCard(ctx, tiers.Write, what, card)
 	}
 	res, err := s.Sup.CommitFix(ctx, plan, p.Force, confirm)
@@ -172,95 +171,19 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 	if err != nil {
 		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
-	return FixResult{FixResult: res, text: strings.TrimSpace(FormatFix(res))}, nil
-}
-
-// fixName is how a card names a fix: its id or kind, and title.
-func fixName(r *answer.FixResult) string {
-	what := r.ID
-	if what == "" {
-		what = strings.ReplaceAll(r.Kind, "_", " ")
-	}
-	if r.Title != "" {
-		what += fmt.Sprintf(" %q", oneLine(r.Title))
-	}
-	return what
-}
-
-// planCard is the approval card of a planned fix: what it is, the files
-// its edit changes and their diff, and the command it runs after.
-func planCard(p *lsp.FixPlan) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "lsp_fix %s for %s (%s)", fixName(&p.Result), p.Result.File, p.Result.Server)
-	if len(p.Changes) > 0 {
-		b.WriteString(" ")
-		b.WriteString(changesCard(p.Changes, p.Result.Edits))
-	}
-	for _, n := range p.Result.Notes {
-		fmt.Fprintf(&b, "\nnote: %s", n)
-	}
-	if p.Command != "" {
-		then := "It then runs"
-		if len(p.Changes) == 0 {
-			then = "It runs"
-		}
-		fmt.Fprintf(&b, "\n%s %s's command %s: what that changes is not known until it runs; each edit it sends will be shown for approval before it is written.",
-			then, p.Result.Server, p.Command)
-	}
-	return b.String()
-}
-
-// maxCardDiff bounds the diff an approval card shows.
-const maxCardDiff = 4000
-
-// changesCard lists the files an edit changes and its diff, cut at
-// maxCardDiff with a digest of the whole change, so one card approves one
-// change.
-func changesCard(changes []answer.FileChange, edits int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "changes %s (%s):", textcut.Count(len(changes), "file", "files"), textcut.Count(edits, "edit", "edits"))
-	var diff strings.Builder
-	sum := sha256.New()
-	for _, f := range changes {
-		var what []string
-		from, to := "a/"+f.Path, "b/"+f.Path
-		switch {
-		case f.Deleted:
-			what, to = append(what, "deleted"), "/dev/null"
-		case f.Created:
-			what, from = append(what, "created"), "/dev/null"
-		case f.RenamedFrom != "":
-			what, from = append(what, "renamed from "+f.RenamedFrom), "a/"+f.RenamedFrom
-		}
-		if f.Edits > 0 {
-			what = append(what, textcut.Count(f.Edits, "edit", "edits"))
-		}
-		fmt.Fprintf(&b, "\n  %s: %s", f.Path, strings.Join(what, ", "))
-		d := udiff.Unified(from, to, f.Before, f.After)
-		if d == "" && f.RenamedFrom != "" {
-			d = fmt.Sprintf("--- %s\n+++ %s\n(moved, content unchanged)\n", from, to)
-		}
-		diff.WriteString(d)
-		fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00", f.Path, f.RenamedFrom, f.Before, f.After)
-	}
-	b.WriteString("\ndiff:\n")
-	b.WriteString(textcut.Ellipsis(strings.TrimRight(diff.String(), "\n"), maxCardDiff))
-	if diff.Len() > maxCardDiff {
-		fmt.Fprintf(&b, "\n(the diff is cut; change %x)", sum.Sum(nil)[:8])
-	}
-	return b.String()
+	return FixResult{FixResult: res, text: strings.TrimSpace(answertext.FormatFix(res))}, nil
 }
 
 // previewFix stages a fix's own edit for resolve, with its diagnostics
 // preview (PRE-1); nothing is written. A fix whose command makes the
 // change cannot be staged: its edit is known only once it runs.
 func previewFix(ctx context.Context, c *registry.Call, s *Servers, plan *lsp.FixPlan) (FixResult, error) {
-	name := fixName(&plan.Result)
+	name := answertext.FixName(&plan.Result)
 	if plan.Command != "" {
 		return FixResult{}, fmt.Errorf("lsp_fix %s runs %s's command %s, whose edit is known only once it runs, so it cannot be previewed; call lsp_fix without preview", name, plan.Result.Server, plan.Command)
 	}
 	if plan.Result.Unchanged || len(plan.Changes) == 0 {
-		return FixResult{FixResult: &plan.Result, text: strings.TrimSpace(FormatFix(&plan.Result))}, nil
+		return FixResult{FixResult: &plan.Result, text: strings.TrimSpace(answertext.FormatFix(&plan.Result))}, nil
 	}
 	st, ok := staging.Of(c.Run)
 	if !ok {
@@ -290,7 +213,7 @@ func previewFix(ctx context.Context, c *registry.Call, s *Servers, plan *lsp.Fix
 	s.Keep(out.ID, pv, files)
 	res := FixResult{FixResult: &plan.Result, EditID: out.ID, Preview: pv,
 		Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes}
-	pvText := FormatPreview(pv)
+	pvText := answertext.FormatPreview(pv)
 	staged := make([]StagedRename, 0, len(files))
 	for _, f := range files {
 		staged = append(staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
@@ -54,7 +55,7 @@ type opQuery struct {
 func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*answer.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 		return fill(out, &out.Locations, func(res *answer.Locations) string {
-			return withLoading(FormatLocations(res), res.Loading)
+			return withLoading(answertext.FormatLocations(res), res.Loading)
 		})(find(sup, ctx, q.file, q.place))
 	}
 }
@@ -63,7 +64,7 @@ func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol
 func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*answer.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 		return fill(out, &out.Calls, func(res *answer.Calls) string {
-			return withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
+			return withLoading(answertext.FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 		})(find(sup, ctx, q.file, q.place))
 	}
 }
@@ -95,7 +96,7 @@ var operations = []operation{
 			if q.all {
 				res, err := sup.Check(ctx)
 				if res != nil {
-					out.Check, out.text = res, FormatCheck(res)
+					out.Check, out.text = res, answertext.FormatCheck(res)
 				}
 				return err
 			}
@@ -103,7 +104,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.text = FormatFileDiagnostics(sup.Root(), res)
+			out.text = answertext.FormatFileDiagnostics(sup.Root(), res)
 			rel := *res
 			rel.Diagnostics = relDiagnostics(c, res.Diagnostics)
 			out.Diagnostics = &rel
@@ -118,7 +119,7 @@ var operations = []operation{
 	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)", callSites((*lsp.Supervisor).OutgoingCalls)},
 	{"hover", "position", "hover",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			return fill(out, &out.Hover, FormatHover)(sup.Hover(ctx, q.file, q.place))
+			return fill(out, &out.Hover, answertext.FormatHover)(sup.Hover(ctx, q.file, q.place))
 		}},
 	{"code_actions", "position", "code_actions (file, line, symbol; each enabled action gets an id for lsp_fix)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
@@ -129,24 +130,24 @@ var operations = []operation{
 			if !q.includeDisabled {
 				res = enabledOnly(res)
 			}
-			out.CodeActions, out.text = res, FormatCodeActions(res, c.Mode.Sees(tiers.Write))
+			out.CodeActions, out.text = res, answertext.FormatCodeActions(res, c.Mode.Sees(tiers.Write))
 			return nil
 		}},
 	{"symbols", "query-or-file", "symbols (query for the workspace, or file for its outline)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 			return fill(out, &out.Symbols, func(res *answer.Symbols) string {
-				return withLoading(FormatSymbols(res), res.Loading)
+				return withLoading(answertext.FormatSymbols(res), res.Loading)
 			})(sup.Symbols(ctx, q.query, q.file))
 		}},
 	{"status", "", "status (which servers run here, and why others do not)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 			res := sup.Status(ctx)
-			out.Status, out.text = res, FormatStatus(res)
+			out.Status, out.text = res, answertext.FormatStatus(res)
 			return nil
 		}},
 	{"reload", "", "reload (restart the server for file)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			return fill(out, &out.Reload, FormatReload)(sup.Reload(ctx, q.file))
+			return fill(out, &out.Reload, answertext.FormatReload)(sup.Reload(ctx, q.file))
 		}},
 }
 

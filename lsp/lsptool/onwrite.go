@@ -3,10 +3,8 @@ package lsptool
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"io/fs"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
@@ -43,7 +41,7 @@ var DiagnosticsOnWrite = registry.Wrapper{
 				return res, nil
 			}
 			if rep := s.afterWrite(ctx, c); rep != nil {
-				c.Report("diagnostics", rep.text(), rep.data())
+				c.Report("diagnostics", rep.Text(), rep.Data())
 			}
 			return res, nil
 		}
@@ -68,7 +66,7 @@ var LateDiagnostics = registry.Wrapper{
 				return res, nil
 			}
 			if rep := s.takeLate(); rep != nil {
-				c.Report("diagnostics", rep.text(), rep.data())
+				c.Report("diagnostics", rep.Text(), rep.Data())
 			}
 			return res, nil
 		}
@@ -83,30 +81,6 @@ const writeWorkers = 4
 // way through it.
 var checkWritten = (*lsp.Supervisor).CheckWritten
 
-// writeReport is what the diagnostics after a write found, or what came
-// late for earlier writes.
-type writeReport struct {
-	Files []diag.Verdict
-	// new and fixed are the verdicts' New and Fixed as diagnostics (paths
-	// relative to the root), for the text.
-	new, fixed []diag.Diagnostic
-	// others is what the write did to the files using what it changed
-	// (WRT-6), nil when it changed no signature or name.
-	others *othersReport
-	// said are the reasons for not checking that an earlier result of the
-	// run gave in full: the text says them in a few words (a checkout
-	// without rust-analyzer is not told so at length on every write).
-	said map[string]bool
-}
-
-// add appends a verdict and the diagnostics behind its New and Fixed.
-func (r *writeReport) add(v diag.Verdict, fresh, fixed []diag.Diagnostic) {
-	v.New, v.Fixed = diag.Findings(fresh), diag.Findings(fixed)
-	r.Files = append(r.Files, v)
-	r.new = append(r.new, fresh...)
-	r.fixed = append(r.fixed, fixed...)
-}
-
 // late is a verdict that came after its write's result.
 type late struct {
 	v            diag.Verdict
@@ -114,7 +88,7 @@ type late struct {
 	began        time.Time
 }
 
-func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport {
+func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *answertext.WriteReport {
 	written := c.Written()
 	type outcome struct {
 		check diag.WriteCheck
@@ -161,7 +135,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 		<-done
 	}
 
-	rep := &writeReport{}
+	rep := &answertext.WriteReport{}
 	var checked []string
 	for i, r := range results {
 		f := written[i]
@@ -178,7 +152,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 		case v.State == diag.Checked:
 			checked = append(checked, f)
 			fresh, fixed := s.ledger.Record(f, r.check.Diagnostics, false)
-			rep.add(v, relDiagnostics(c, fresh), relDiagnostics(c, fixed))
+			rep.Add(v, relDiagnostics(c, fresh), relDiagnostics(c, fixed))
 			continue
 		case r.check.Late != nil:
 			// What the server said of an earlier version is no news of
@@ -186,9 +160,9 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 			// of this one later is reported then.
 			go s.awaitLate(f, v, r.check.Late, c, began)
 		}
-		rep.add(v, nil, nil)
+		rep.Add(v, nil, nil)
 	}
-	rep.others = s.checkOthers(ctx, c, checked)
+	rep.Others = s.checkOthers(ctx, c, checked)
 	if len(rep.Files) == 0 {
 		return nil
 	}
@@ -196,10 +170,10 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 	if s.said == nil {
 		s.said = map[string]bool{}
 	}
-	rep.said = map[string]bool{}
+	rep.Said = map[string]bool{}
 	for _, v := range rep.Files {
 		if v.State == diag.NoServer || v.State == diag.ServerFailed {
-			rep.said[v.Why] = s.said[v.Why]
+			rep.Said[v.Why] = s.said[v.Why]
 			s.said[v.Why] = true
 		}
 	}
@@ -226,7 +200,7 @@ func (s *Servers) awaitLate(abs string, v diag.Verdict, ch <-chan []diag.Diagnos
 
 // takeLate returns the late verdicts kept so far as one report, and
 // forgets them; nil when there are none.
-func (s *Servers) takeLate() *writeReport {
+func (s *Servers) takeLate() *answertext.WriteReport {
 	s.mu.Lock()
 	kept := s.late
 	s.late = nil
@@ -234,123 +208,10 @@ func (s *Servers) takeLate() *writeReport {
 	if len(kept) == 0 {
 		return nil
 	}
-	rep := &writeReport{}
+	rep := &answertext.WriteReport{}
 	for _, l := range kept {
 		l.v.After.SecondsAgo = int(time.Since(l.began).Seconds())
-		rep.add(l.v, l.fresh, l.fixed)
+		rep.Add(l.v, l.fresh, l.fixed)
 	}
 	return rep
-}
-
-// maxFixedShown bounds the fixed diagnostics listed in the text.
-const maxFixedShown = 20
-
-// text is what the agent reads: nothing of a file checked clean with
-// nothing gone, the new and fixed diagnostics, and one line for the files
-// not checked.
-func (r *writeReport) text() string {
-	var parts []string
-	var after []string
-	for _, v := range r.Files {
-		if v.After != nil {
-			after = append(after, fmt.Sprintf("after the write of %s %s ago (%s)", v.After.File, agoText(v.After.SecondsAgo), v.After.Tool))
-		}
-	}
-	if len(after) > 0 {
-		head := "Diagnostics that came late, " + strings.Join(after, "; ")
-		if len(r.new) == 0 && len(r.fixed) == 0 {
-			head += ": checked, nothing new"
-		}
-		parts = append(parts, head)
-	}
-	if len(r.new) > 0 {
-		head := "New diagnostics after this write:\n"
-		if len(after) > 0 {
-			head = "New:\n"
-		}
-		parts = append(parts, head+FormatDiagnostics("", r.new))
-	}
-	if len(r.fixed) > 0 {
-		var b strings.Builder
-		for i, d := range r.fixed {
-			if i == maxFixedShown {
-				fmt.Fprintf(&b, "... and %d more fixed\n", len(r.fixed)-i)
-				break
-			}
-			fmt.Fprintf(&b, "fixed: %s: %s\n", d.File, oneLine(d.Message))
-		}
-		parts = append(parts, strings.TrimRight(b.String(), "\n"))
-	}
-	if line := notChecked(r.Files, r.said); line != "" {
-		parts = append(parts, line)
-	}
-	if r.others != nil {
-		if t := r.others.text(); t != "" {
-			parts = append(parts, t)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// notChecked is one line naming the files not checked, grouped by why; a
-// why the run was told before (said) is given in a few words.
-func notChecked(vs []diag.Verdict, said map[string]bool) string {
-	var whys []string
-	files := map[string][]string{}
-	for _, v := range vs {
-		if v.State == diag.Checked {
-			continue
-		}
-		why := v.Why
-		if said[why] {
-			why = "no server, for the reason given earlier"
-			if v.State == diag.ServerFailed {
-				why = "its server does not run, for the reason given earlier"
-			}
-		}
-		if v.State == diag.TimedOut {
-			why += "; what comes later is reported on the next result"
-		}
-		if _, seen := files[why]; !seen {
-			whys = append(whys, why)
-		}
-		files[why] = append(files[why], v.File)
-	}
-	if len(whys) == 0 {
-		return ""
-	}
-	var groups []string
-	for _, why := range whys {
-		fs := files[why]
-		shown := fs
-		if len(fs) > maxNotCheckedShown {
-			shown = append(slices.Clone(fs[:maxNotCheckedShown]), fmt.Sprintf("%d more", len(fs)-maxNotCheckedShown))
-		}
-		groups = append(groups, fmt.Sprintf("%s (%s)", strings.Join(shown, ", "), why))
-	}
-	return "Not checked for diagnostics: " + strings.Join(groups, "; ")
-}
-
-// maxNotCheckedShown bounds the files named for one reason.
-const maxNotCheckedShown = 5
-
-// agoText is a number of seconds as the text says it.
-func agoText(sec int) string {
-	if sec < 120 {
-		return fmt.Sprintf("%d s", sec)
-	}
-	return fmt.Sprintf("%d min", sec/60)
-}
-
-// data is the report's structured content: a verdict per file.
-func (r *writeReport) data() map[string]any {
-	m := map[string]any{"files": r.Files}
-	if o := r.others; o != nil {
-		m["other_files"] = o.Files
-		m["changed"] = o.Changed
-		if o.More > 0 {
-			m["other_files_not_checked"] = o.More
-		}
-	}
-	return m
 }

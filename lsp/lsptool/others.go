@@ -2,10 +2,7 @@ package lsptool
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
@@ -17,23 +14,11 @@ import (
 // the files using what a write changed (WRT-6).
 var dependents = registry.RequiresService[lsp.Dependents]("after a write, the check of the other files that use what it changed (the code graph names them)", "lsp")
 
-// othersReport is what a write did to the files using what it changed.
-type othersReport struct {
-	// Changed are the definitions whose signature or name changed, by
-	// written file (relative).
-	Changed map[string][]string
-	Files   []diag.Verdict
-	// More counts the files using them that were not checked (over the
-	// bound).
-	More       int
-	new, fixed []diag.Diagnostic
-}
-
 // checkOthers checks, for each written file its server checked and whose
 // earlier contents the call recorded, the files that use the definitions
 // the write removed, renamed or gave another signature: at most
 // lsp.MaxOtherFiles in all, none of them written by the call.
-func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []string) *othersReport {
+func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []string) *answertext.OthersReport {
 	deps, ok := dependents.Of(c.Run)
 	if !ok || len(checked) == 0 {
 		return nil
@@ -42,7 +27,7 @@ func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []s
 	for _, f := range c.Written() {
 		written[c.Rel(f)] = true
 	}
-	rep := &othersReport{Changed: map[string][]string{}}
+	rep := &answertext.OthersReport{Changed: map[string][]string{}}
 	budget := lsp.MaxOtherFiles
 	// One write's checks of other files together wait at most twice one
 	// version's bound, however many written files changed a signature.
@@ -96,50 +81,11 @@ func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []s
 			v.After = &diag.WriteRef{File: rel, Tool: c.Tool.Name}
 			rep.Files = append(rep.Files, v)
 		}
-		rep.new = append(rep.new, relDiagnostics(c, oc.New)...)
-		rep.fixed = append(rep.fixed, relDiagnostics(c, oc.Fixed)...)
+		rep.New = append(rep.New, relDiagnostics(c, oc.New)...)
+		rep.Fixed = append(rep.Fixed, relDiagnostics(c, oc.Fixed)...)
 	}
 	if len(rep.Changed) == 0 {
 		return nil
 	}
 	return rep
-}
-
-// text is what the agent reads of the other files: their new
-// diagnostics, what was fixed, and which were not checked.
-func (r *othersReport) text() string {
-	var names []string
-	for _, f := range slices.Sorted(maps.Keys(r.Changed)) {
-		names = append(names, fmt.Sprintf("%s in %s", strings.Join(r.Changed[f], ", "), f))
-	}
-	what := fmt.Sprintf("the signature or name of %s changed", strings.Join(names, "; "))
-	checked, unchecked := 0, []string{}
-	for _, v := range r.Files {
-		if v.State == diag.Checked {
-			checked++
-		} else {
-			unchecked = append(unchecked, fmt.Sprintf("%s (%s)", v.File, v.Why))
-		}
-	}
-	var parts []string
-	switch {
-	case len(r.new) > 0:
-		parts = append(parts, fmt.Sprintf("In other files (%s; %d files using them checked):\n%s", what, checked, FormatDiagnostics("", r.new)))
-	case checked > 0:
-		parts = append(parts, fmt.Sprintf("In other files: %s; %d files using them checked, nothing new.", what, checked))
-	}
-	for i, d := range r.fixed {
-		if i == maxFixedShown {
-			parts = append(parts, fmt.Sprintf("... and %d more fixed in other files", len(r.fixed)-i))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("fixed: %s: %s", d.File, oneLine(d.Message)))
-	}
-	if len(unchecked) > 0 {
-		parts = append(parts, "Other files not checked: "+strings.Join(unchecked, "; "))
-	}
-	if r.More > 0 {
-		parts = append(parts, fmt.Sprintf("%d more files use them and were not checked (over the bound of %d); ask `lsp diagnostics` on them or `code_graph callers`.", r.More, lsp.MaxOtherFiles))
-	}
-	return strings.Join(parts, "\n")
 }

@@ -65,7 +65,7 @@ var othersCases = []othersCase{{
 	users: []string{"src/app/a.ts", "src/app/b.ts", "src/app/c.ts"}, want: "Expected 2 arguments, but got 1",
 }}
 
-// othersReport is a result's diagnostics report as a program reads it,
+// othersData is a result's diagnostics report as a program reads it,
 // with the other files.
 type othersData struct {
 	Preview struct {

@@ -128,3 +128,13 @@ func TestRenamePreviewAskedOnceAtAccept(t *testing.T) {
 		t.Fatal("accepted rename not written")
 	}
 }
+
+// expectHas fails t for each of wants not in got.
+func expectHas(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s: want %q in:\n%s", what, w, got)
+		}
+	}
+}

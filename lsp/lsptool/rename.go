@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"unicode/utf8"
 
@@ -97,7 +98,7 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 			c.Wrote(abs)
 		}
 	}
-	return RenameResult{RenameResult: res, text: FormatRename(res)}, nil
+	return RenameResult{RenameResult: res, text: answertext.FormatRename(res)}, nil
 }
 
 func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renameParams, place protocol.Place) (RenameResult, error) {
@@ -143,7 +144,7 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	}
 	s.Keep(out.ID, pv, plan.Files)
 	res.Preview = pv
-	pvText := FormatPreview(pv)
+	pvText := answertext.FormatPreview(pv)
 	res.text = formatRenamePreview(title, out, res.Staged, plan.Edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText
 	return res, nil
 }

@@ -1,4 +1,9 @@
-package lsptool
+// Package answertext is what the lsp family's results say to the agent:
+// lsp's answers (package lsp/answer), a diagnostics preview, the approval
+// card of a fix and the report after a write, rendered as the text a model
+// reads, and the write report's structured content. It runs no server and
+// knows nothing of calls or tools; package lsp/lsptool hands it the data.
+package answertext
 
 import (
 	"cmp"
@@ -488,7 +493,7 @@ func FormatReload(r *answer.ReloadResult) string {
 
 // FormatFix renders what lsp_fix applied.
 func FormatFix(r *answer.FixResult) string {
-	what := fixName(r)
+	what := FixName(r)
 	var b strings.Builder
 	if r.Unchanged {
 		fmt.Fprintf(&b, "%s for %s (%s): the server offered no change; no file was written", what, r.File, r.Server)
