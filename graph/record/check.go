@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// DecodeRecord reads a record AppendBinary wrote, decoded and checked
+// Decode reads a record AppendBinary wrote, decoded and checked
 // (every index inside its table). Damaged bytes are an error, never a
 // panic. Its strings are its own, not interned as extraction's are:
 // interning them cost a warm start of GOROOT 0.8 CPU-s for 9 MiB of live
