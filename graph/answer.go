@@ -16,7 +16,7 @@ import (
 
 // Answer is one query's result, as data: the structured result a client
 // reads (the JSON fields) and what the text needs beyond it (the fields
-// the JSON leaves out). graphtool writes the text an agent reads.
+// the JSON leaves out). graph/answertext writes the text an agent reads.
 type Answer struct {
 	Op          string     `json:"operation"`
 	Symbol      *Symbol    `json:"symbol,omitempty" jsonschema:"the definition the question was about"`

@@ -7,7 +7,7 @@ import (
 
 // Text lists the answer's data a line each, for tests' messages and
 // checks: a site's file:line, enclosing definition, class and reason,
-// call, targets and line. (The text an agent reads is graphtool's Render,
+// call, targets and line. (The text an agent reads is answertext.Render,
 // tested there; package graph cannot import it.)
 func (a *Answer) Text() string {
 	var b strings.Builder

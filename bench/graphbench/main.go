@@ -21,7 +21,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
-	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/graph/answertext"
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"golang.org/x/sys/unix"
@@ -177,7 +177,7 @@ func queries(root string, n int, seed uint64) {
 			// An answer is timed as a client gets it: with its text.
 			a, err := graph.Callers(w.View(0), spec)
 			if err == nil {
-				graphtool.Render(a, 8000)
+				answertext.Render(a, 8000)
 			}
 			d := time.Since(t0)
 			if err != nil {
@@ -190,7 +190,7 @@ func queries(root string, n int, seed uint64) {
 			t0 = time.Now()
 			x.Sync(context.Background())
 			if a, err := graph.Callees(w.View(0), spec); err == nil {
-				graphtool.Render(a, 8000)
+				answertext.Render(a, 8000)
 			}
 			if round == 2 {
 				callees = append(callees, time.Since(t0))
@@ -198,7 +198,7 @@ func queries(root string, n int, seed uint64) {
 			t0 = time.Now()
 			x.Sync(context.Background())
 			if a, err := graph.Impact(w.View(0), spec, 3, 30); err == nil {
-				graphtool.Render(a, 8000)
+				answertext.Render(a, 8000)
 			}
 			if round == 2 {
 				impact = append(impact, time.Since(t0))
@@ -234,7 +234,7 @@ func queries(root string, n int, seed uint64) {
 			fail(fmt.Sprintf("after the edit of %s: %v", t.File, err))
 		}
 		if t.Kind == "function" && (len(a.Sites) != 1 || len(a.Sites[0].Targets) == 0 || a.Sites[0].Targets[0].Line != t.Line) {
-			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, graphtool.Render(a, 0)))
+			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, answertext.Render(a, 0)))
 		}
 		edits = append(edits, d)
 		if len(old) < 100<<10 {
@@ -310,7 +310,7 @@ func refreshLatency(root string, n, files, rounds int, seed uint64, change, text
 		if err != nil {
 			fail(fmt.Sprintf("callers %s: %v", t.Qualified, err))
 		}
-		text = graphtool.Render(a, 8000)
+		text = answertext.Render(a, 8000)
 		return time.Since(t0), synced
 	}
 	var texts strings.Builder

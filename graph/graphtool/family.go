@@ -1,6 +1,6 @@
 // Package graphtool puts the code graph (package graph) on a run's tool
-// surface: the read-tier code_graph tool, whose text it writes from the
-// engine's answers (render.go), and the wrapper that re-reads every file a
+// surface: the read-tier code_graph tool, whose text package
+// graph/answertext writes from the engine's answers, and the wrapper that re-reads every file a
 // write tool changed before the next query sees the index (GRAPH-2's
 // read-your-writes).
 package graphtool

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/answertext"
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -105,7 +106,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	x.Start(nil)
 	if a != nil {
 		g.announceWhenReady(c.Run)
-		return Result{Answer: a, text: fit(Render(a, c.Budget().Reserve(400).Chars()), c.Budget(), textOp(a))}, nil
+		return Result{Answer: a, text: answertext.Fit(answertext.Render(a, c.Budget().Reserve(400).Chars()), c.Budget(), textOp(a))}, nil
 	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
@@ -138,9 +139,9 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		}
 		return Result{}, err
 	}
-	// Render cuts the answer's lists to what the text shows, so confirm
+	// answertext.Render cuts the answer's lists to what the text shows, so confirm
 	// asks about the sites the agent sees.
-	r := Result{Answer: a, text: Render(a, budget.Reserve(400).Chars())}
+	r := Result{Answer: a, text: answertext.Render(a, budget.Reserve(400).Chars())}
 	// An ambiguous symbol's answer is the list of definitions: nothing to
 	// confirm until one is chosen.
 	if p.Confirm && len(a.Candidates) == 0 {
@@ -148,7 +149,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		room := c.Budget().Reserve(utf8.RuneCountInString(r.text) + 200)
 		r.text += "\n" + confirmText(r.Confirm, o.name, room)
 	}
-	r.text = fit(r.text, c.Budget(), textOp(a))
+	r.text = answertext.Fit(r.text, c.Budget(), textOp(a))
 	return r, nil
 }
 

@@ -2,7 +2,8 @@
 // reads every file in a supported language through astgrep's queries
 // into a record (graph/lang, graph/record), publishes what it holds as an immutable
 // snapshot (graph/snap) after each change, keeps it fresh (re-reading
-// what a write or anything else changed) and keeps a copy of the records
+// what a write changed, or what graph/index/ondisk's stamps and watcher
+// say changed) and keeps a copy of the records
 // in the graph store on disk. It holds no resolution: queries read its
 // snapshots.
 package index
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/imports"
+	"github.com/builtin-tools/builtin-tools/graph/index/ondisk"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/store"
@@ -80,7 +82,7 @@ type Index struct {
 	looked    atomic.Bool       // a snapshot was taken since then (publishEvery)
 	dirs      map[string]int64  // folders walked, with their mtime
 	modAt     map[string]string // a manifest's (go.mod's) folder → module path
-	watch     *watcher          // nil: every Sync checks every stamp
+	watch     *ondisk.Watcher   // nil: every Sync checks every stamp
 	watchNote string            // why there is no watcher
 	swept     bool              // a full stamp check ran after the build
 	syncMu    sync.Mutex        // one Sync at a time
@@ -144,7 +146,7 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	if opts.StoreDir != "" {
 		x.st = store.Open(opts.StoreDir, store.Options{MaxBytes: opts.StoreBytes})
 	}
-	if w, err := newWatcher(); err == nil {
+	if w, err := ondisk.NewWatcher(); err == nil {
 		x.watch = w
 	} else {
 		x.watchNote = err.Error()
@@ -159,8 +161,8 @@ func (x *Index) watchDir(rel, abs string) {
 	if x.watch == nil {
 		return
 	}
-	if err := x.watch.add(rel, abs); err != nil {
-		x.watch.close()
+	if err := x.watch.Add(rel, abs); err != nil {
+		x.watch.Close()
 		x.watch = nil
 		x.watchNote = "inotify: " + err.Error() + " (raise fs.inotify.max_user_watches)"
 	}
@@ -191,7 +193,7 @@ func (x *Index) Close() {
 	}
 	x.mu.Lock()
 	if x.watch != nil {
-		x.watch.close()
+		x.watch.Close()
 	}
 	x.mu.Unlock()
 }
@@ -611,13 +613,13 @@ func (x *Index) Sync(ctx context.Context) (int, error) {
 	w, swept := x.watch, x.swept
 	x.mu.RUnlock()
 	if w != nil && swept {
-		files, dirs, lost := w.drain()
+		files, dirs, lost := w.Drain()
 		if !lost {
 			changed, dirs := x.fromEvents(files, dirs)
 			return x.catchUp(ctx, changed, dirs)
 		}
 	} else if w != nil {
-		w.drain() // the full check below covers what is queued
+		w.Drain() // the full check below covers what is queued
 	}
 	n, err := x.sweep(ctx)
 	if err == nil {
@@ -644,7 +646,7 @@ func (x *Index) fromEvents(files, dirs []string) (changed, rewalk []string) {
 		}
 		f := s.Entry(rel)
 		st, err := x.guard.Lstat(abs)
-		if f != nil && err == nil && unchanged(f, st) {
+		if f != nil && err == nil && ondisk.Unchanged(f, st) {
 			continue // already read (a write through the registry)
 		}
 		changed = append(changed, abs)
@@ -668,7 +670,7 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 	x.Snapshot().Each(func(f *snap.Entry) bool {
 		abs := filepath.Join(x.root, filepath.FromSlash(f.Rel))
 		st, err := x.guard.Lstat(abs)
-		if err != nil || !unchanged(f, st) {
+		if err != nil || !ondisk.Unchanged(f, st) {
 			changed = append(changed, abs)
 		}
 		return true

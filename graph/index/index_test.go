@@ -88,7 +88,7 @@ func stopWatching(x *Index) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.watch != nil {
-		x.watch.close()
+		x.watch.Close()
 		x.watch = nil
 	}
 }

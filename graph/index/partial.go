@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/graph/index/ondisk"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -81,7 +82,7 @@ func (p *Partial) Snapshot() *snap.Snapshot {
 // Scan says, for each of es, whether its bytes hold one of names (with
 // fold, in any ASCII case; names are then lower case).
 func (p *Partial) Scan(ctx context.Context, es []walk.Entry, names [][]byte, fold bool) []bool {
-	return p.x.scan(ctx, es, names, fold)
+	return ondisk.Scan(ctx, p.x.guard, es, names, fold, p.x.opts.MaxFileSize)
 }
 
 // Parse reads and extracts those of es not parsed yet.

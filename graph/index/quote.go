@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/graph/index/ondisk"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -45,7 +46,7 @@ func (x *Index) Lines(e *snap.Entry) (lines [][]byte, ok bool) {
 	// that the file is still the one whose lines are kept (read through
 	// the guard), and anything else there (a link, another file, one
 	// outside the root) has another stamp.
-	if info, err := os.Lstat(abs); err != nil || !info.Mode().IsRegular() || stampOf(info) != e.Stamp {
+	if info, err := os.Lstat(abs); err != nil || !info.Mode().IsRegular() || ondisk.Stamp(info) != e.Stamp {
 		return nil, false
 	}
 	c := &x.quotes
@@ -59,7 +60,7 @@ func (x *Index) Lines(e *snap.Entry) (lines [][]byte, ok bool) {
 	data, info, err := x.guard.ReadFile(abs, x.opts.MaxFileSize)
 	// The bytes read must be the ones e was read from: the same stamp
 	// after the read, and the same hash.
-	if err != nil || stampOf(info) != e.Stamp || sha256.Sum256(data) != e.Content {
+	if err != nil || ondisk.Stamp(info) != e.Stamp || sha256.Sum256(data) != e.Content {
 		return nil, false
 	}
 	q := &quoted{hash: e.Content, lines: bytes.Split(data, []byte("\n"))}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/builtin-tools/builtin-tools/graph/index/ondisk"
 )
 
 // The background refresher re-reads the files changed outside the tools
@@ -158,7 +160,7 @@ func (r *refresher) current(abs string) bool {
 	}
 	f := x.Snapshot().Entry(filepath.ToSlash(rel))
 	st, err := x.guard.Lstat(abs)
-	return f != nil && err == nil && unchanged(f, st)
+	return f != nil && err == nil && ondisk.Unchanged(f, st)
 }
 
 // recount sets what State().Pending says. r.mu is held.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/graph/index/ondisk"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -29,7 +30,7 @@ import (
 func entryOf(rel string, l *lang.Language, sum [32]byte, rec *record.Record, info fs.FileInfo, size int) *snap.Entry {
 	f := &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sum, Record: rec}
 	if info != nil {
-		f.Stamp = stampOf(info)
+		f.Stamp = ondisk.Stamp(info)
 	}
 	f.Stamp.Size = int64(size)
 	return f
@@ -100,7 +101,7 @@ func (x *Index) fromManifest(ctx context.Context, files []walk.Entry) []walk.Ent
 					if mf == nil || l == nil || !l.Keyed() || mf.Lang != l.ID || e.Info == nil {
 						continue
 					}
-					st := stampOf(e.Info)
+					st := ondisk.Stamp(e.Info)
 					if st != (snap.Stamp{Size: mf.Size, ModTime: mf.ModTime, Inode: uint64(mf.Inode), CTime: mf.CTime}) || l.RecordKey(mf.Content) != mf.Key {
 						continue
 					}

@@ -1,4 +1,4 @@
-package index
+package ondisk
 
 import (
 	"bytes"
@@ -11,18 +11,20 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// scan says, for each file, whether its bytes hold one of names (with
+// Scan says, for each file, whether its bytes hold one of names (with
 // fold, names are lower case and ASCII letters match in any case). A file
-// that cannot be read, or is not a regular file within the size limit
-// when opened, counts as a hit, so the capture reports why.
+// that cannot be read through g, or is not a regular file within limit
+// bytes (0: no limit) when opened, counts as a hit, so the capture
+// reports why.
 //
 // Each folder is opened once through the guard and its files are opened
 // beneath it by their base name, without following links: one open, one
 // fstat and the reads per file, where a guarded read resolves the whole
 // path twice (stat, then open) component by component.
-func (x *Index) scan(ctx context.Context, files []walk.Entry, names [][]byte, fold bool) []bool {
+func Scan(ctx context.Context, g *pathguard.Guard, files []walk.Entry, names [][]byte, fold bool, limit int64) []bool {
 	hit := make([]bool, len(files))
 	if len(names) == 0 || len(files) == 0 {
 		return hit
@@ -54,7 +56,7 @@ func (x *Index) scan(ctx context.Context, files []walk.Entry, names [][]byte, fo
 					return
 				}
 				d := dirs[i]
-				buf = x.scanFolder(d.abs, d.files, files, names, fold, hit, buf)
+				buf = scanFolder(g, d.abs, d.files, files, names, fold, limit, hit, buf)
 			}
 		})
 	}
@@ -64,13 +66,13 @@ func (x *Index) scan(ctx context.Context, files []walk.Entry, names [][]byte, fo
 
 // scanFolder reads the files of one folder (indexes into files) into buf,
 // reused between files, and marks hit.
-func (x *Index) scanFolder(abs string, idx []int, files []walk.Entry, names [][]byte, fold bool, hit []bool, buf []byte) []byte {
+func scanFolder(g *pathguard.Guard, abs string, idx []int, files []walk.Entry, names [][]byte, fold bool, limit int64, hit []bool, buf []byte) []byte {
 	all := func() {
 		for _, i := range idx {
 			hit[i] = true
 		}
 	}
-	d, err := x.guard.OpenDir(abs)
+	d, err := g.OpenDir(abs)
 	if err != nil {
 		all()
 		return buf
@@ -81,7 +83,6 @@ func (x *Index) scanFolder(abs string, idx []int, files []walk.Entry, names [][]
 		all()
 		return buf
 	}
-	limit := x.opts.MaxFileSize
 	cerr := rc.Control(func(dfd uintptr) {
 		for _, i := range idx {
 			var ok bool

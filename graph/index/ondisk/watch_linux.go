@@ -1,4 +1,4 @@
-package index
+package ondisk
 
 import (
 	"bytes"
@@ -10,11 +10,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watcher is an inotify instance over the index's folders. Draining it at
+// Watcher is an inotify instance over the index's folders. Draining it at
 // query time costs one non-blocking read, and an event is queued by the
 // kernel before the write that caused it returns, so a change made just
 // before a query is seen by it.
-type watcher struct {
+type Watcher struct {
 	mu   sync.Mutex
 	fd   int
 	byWD map[int32]string // watch → folder, relative to the root
@@ -25,17 +25,18 @@ const watchMask = unix.IN_CLOSE_WRITE | unix.IN_MODIFY | unix.IN_CREATE | unix.I
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
-func newWatcher() (*watcher, error) {
+// NewWatcher opens an inotify instance watching no folder yet.
+func NewWatcher() (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{fd: fd, byWD: map[int32]string{}, buf: make([]byte, 64<<10)}, nil
+	return &Watcher{fd: fd, byWD: map[int32]string{}, buf: make([]byte, 64<<10)}, nil
 }
 
-// add watches the folder abs (rel to the root). It fails when the
+// Add watches the folder abs (rel to the root). It fails when the
 // system's watch limit is reached.
-func (w *watcher) add(rel, abs string) error {
+func (w *Watcher) Add(rel, abs string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd < 0 {
@@ -49,10 +50,10 @@ func (w *watcher) add(rel, abs string) error {
 	return nil
 }
 
-// drain returns the files (relative to the root) and folders that changed
+// Drain returns the files (relative to the root) and folders that changed
 // since the last drain. lost is set when the kernel's queue overflowed:
 // the caller must check everything.
-func (w *watcher) drain() (files, dirs []string, lost bool) {
+func (w *Watcher) Drain() (files, dirs []string, lost bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	seenF, seenD := map[string]bool{}, map[string]bool{}
@@ -101,7 +102,8 @@ func (w *watcher) drain() (files, dirs []string, lost bool) {
 	return files, dirs, lost
 }
 
-func (w *watcher) close() {
+// Close ends the watcher; Add then fails.
+func (w *Watcher) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd >= 0 {

@@ -1,4 +1,4 @@
-package graphtool
+package answertext
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestBudgetCutsTextAndLists(t *testing.T) {
 
 // The budget counts characters, as the run's cut does: an answer whose
 // lines quote non-ASCII code (each "é" two bytes) shows as many lines as an
-// ASCII one, and fit's note counts characters too (code review §1: graphtool
+// ASCII one, and Fit's note counts characters too (code review §1: graphtool
 // counted bytes, so it showed about half of such an answer).
 func TestBudgetCountsCharacters(t *testing.T) {
 	sym := graph.Symbol{Name: "T", Qualified: "p.T", Kind: "function", File: "p/t.go", Line: 1}
@@ -73,11 +73,11 @@ func TestBudgetCountsCharacters(t *testing.T) {
 		t.Errorf("within 400 characters: %d accented sites shown, %d ASCII ones", len(accented.Sites), len(ascii.Sites))
 	}
 	text := strings.Repeat("é\n", 300)
-	got := fit(text, 400, "callers")
+	got := Fit(text, 400, "callers")
 	head, _, _ := strings.Cut(got, "\n(")
 	if n := utf8.RuneCountInString(got); n > 400 || n < 390 ||
 		!strings.Contains(got, fmt.Sprintf("\n(%d more characters not shown", 600-utf8.RuneCountInString(head))) {
-		t.Errorf("fit to 400 characters: %d characters:\n%s", n, got)
+		t.Errorf("Fit to 400 characters: %d characters:\n%s", n, got)
 	}
 }
 

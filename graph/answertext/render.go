@@ -1,4 +1,10 @@
-package graphtool
+// Package answertext is what the code graph's answers say to the agent:
+// graph's data (package graph's Answer: an outline, definitions found,
+// callers, callees, impact, status, candidates) rendered as the text a model
+// reads within the output budget, with notes of what was left out and how
+// to get it. It runs no query and knows nothing of calls or tools; package
+// graph/graphtool hands it the answers.
+package answertext
 
 import (
 	"fmt"
@@ -52,10 +58,10 @@ var more = map[string]string{
 	"status":    "the lists are in the structured result",
 }
 
-// fit cuts a text over budget at a line, with a note of what was cut and
+// Fit cuts a text over budget at a line, with a note of what was cut and
 // how to get it, so that the registry's generic cut never stands in for
 // the operation's own advice.
-func fit(text string, budget textfit.Budget, op string) string {
+func Fit(text string, budget textfit.Budget, op string) string {
 	return budget.Head(text, func(left int) string {
 		return fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", left, more[op])
 	})
