@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/builtin-tools/builtin-tools/graph/resolve/dispatch"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
@@ -19,8 +20,8 @@ import (
 // Resolver resolves references against one snapshot. Its parts are
 // split by what they keep: the scopes (package scope: what a file sees
 // through its folder, imports and includes), the declared types
-// (package types: types.Reader, keeping nothing, and types.Hierarchy,
-// implementations and subclasses) and the
+// (package types: types.Reader, keeping nothing), the hierarchy (package
+// dispatch: dispatch.Hierarchy, implementations and subclasses) and the
 // ranking of name-only candidates (the definitions by name); the
 // resolver itself keeps the sites callers asks about. Each part reads
 // only its own data and the parts below it.
@@ -28,7 +29,7 @@ type Resolver struct {
 	s *snap.Snapshot
 	c *Cache
 	*scope.Scopes
-	*types.Hierarchy
+	*dispatch.Hierarchy
 	*ranking
 	ty *types.Reader
 }
@@ -52,7 +53,7 @@ type Cache struct {
 	s         *snap.Snapshot
 	scopes    scope.Scopes
 	types     types.Reader
-	hierarchy types.Hierarchy
+	hierarchy dispatch.Hierarchy
 	ranking   ranking
 
 	// sites: references resolved lazily (SiteLazy), shared with the

@@ -46,9 +46,9 @@ func (xr ExprRef) Prefix() ExprRef {
 	return ExprRef{xr.X, xr.K - 1}
 }
 
-// typeName is the qualifier and name of the type whose members a value of
+// TypeName is the qualifier and name of the type whose members a value of
 // d has ("", "" for none).
-func typeName(d Decl) (qual, name string) {
+func TypeName(d Decl) (qual, name string) {
 	if d.named {
 		return d.qual, d.name
 	}
@@ -58,6 +58,12 @@ func typeName(d Decl) (qual, name string) {
 		}
 	}
 	return "", ""
+}
+
+// DeclIn is the type written text in f, read from its tree t in f's
+// record (0: read the text).
+func DeclIn(f *snap.Entry, text string, t int32) Decl {
+	return Decl{Text: text, t: t, in: f}
 }
 
 // Named is d as the type Named name in f: a class's or a builtin's name,
@@ -302,7 +308,7 @@ func stepLiteral(f *snap.Entry, st []record.Step) (Decl, bool) {
 			return d, true
 		}
 	case record.TName, record.TPath:
-		if _, n := typeName(d); n != "" {
+		if _, n := TypeName(d); n != "" {
 			d.Ev = expr + " is " + d.Text + ": a literal"
 			return d, true
 		}

@@ -1,9 +1,8 @@
 // Package types follows the types the source declares, with no type
 // checker: a receiver's declared type read from the records of one
 // snapshot to the class-like definitions it names and the members found
-// on it or on what it embeds or extends (Reader), and what a call of a
-// method may run instead, an interface's implementations and the
-// overrides in subclasses (Hierarchy), kept for the snapshot.
+// on it or on what it embeds or extends (Reader). What a call of a method
+// may run instead is package dispatch's, which reads types through it.
 package types
 
 import (
@@ -98,7 +97,7 @@ func (ty *Reader) EmbeddedTypes(cur Decl, fields []record.TreeField) []snap.Targ
 // EmbeddedName is the field name an embedded type d is known by (an
 // embedded *pkg.T is field T).
 func EmbeddedName(d Decl) string {
-	_, n := typeName(d)
+	_, n := TypeName(d)
 	return n
 }
 
@@ -476,7 +475,7 @@ func (ty *Reader) resolveDeclAll(d Decl) Resolved {
 		return Resolved{Types: out}
 	}
 	l := d.in.Lang
-	qual, name := typeName(d)
+	qual, name := TypeName(d)
 	if name == "" {
 		return Resolved{}
 	}
@@ -516,9 +515,9 @@ func (ty *Reader) resolveDeclAll(d Decl) Resolved {
 	return Resolved{}
 }
 
-// namedIn lists the files that may hold t's members (its own, or Go's
+// NamedIn lists the files that may hold t's members (its own, or Go's
 // package) and define name.
-func (ty *Reader) namedIn(t snap.Target, name string) []*snap.Entry {
+func (ty *Reader) NamedIn(t snap.Target, name string) []*snap.Entry {
 	if t.File.Lang.Scope != "directory" {
 		return []*snap.Entry{t.File}
 	}
@@ -575,7 +574,7 @@ func (ty *Reader) MembersExt(types []snap.Target, name string, ok func(*record.D
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range ty.namedIn(t, name) {
+			for _, g := range ty.NamedIn(t, name) {
 				ms := outcome.Pick(g, name, func(e *record.Def) bool { return ok(e) && e.Container == tn && !record.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
@@ -846,7 +845,7 @@ func (ty *Reader) isMetaclass(t snap.Target) bool {
 			for i := range c.File.Fields {
 				fd := &c.File.Fields[i]
 				if fd.Name == "" && fd.Container == c.D().Name {
-					if _, n := typeName(Decl{Text: fd.Type, t: fd.T, in: c.File}); n == "type" {
+					if _, n := TypeName(Decl{Text: fd.Type, t: fd.T, in: c.File}); n == "type" {
 						return true
 					}
 				}
@@ -941,7 +940,7 @@ func embeddedAs(f *snap.Entry, fd *record.Field, name string) bool {
 	if fd.Name != "" || !f.Lang.EmbeddedNamed {
 		return false
 	}
-	_, n := typeName(Decl{Text: fd.Type, t: fd.T, in: f})
+	_, n := TypeName(Decl{Text: fd.Type, t: fd.T, in: f})
 	return n == name
 }
 
@@ -1005,7 +1004,7 @@ func (ty *Reader) typeParamIn(f *snap.Entry, encl, at int32, d Decl) (Decl, bool
 	if d.in != f {
 		return d, true
 	}
-	q, n := typeName(d)
+	q, n := TypeName(d)
 	if q != "" || n == "" {
 		return d, true
 	}
@@ -1027,7 +1026,7 @@ func (ty *Reader) typeParamIn(f *snap.Entry, encl, at int32, d Decl) (Decl, bool
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
 func (ty *Reader) fieldTypeParam(g *snap.Entry, tn string, d Decl) (Decl, bool) {
-	q, n := typeName(d)
+	q, n := TypeName(d)
 	if q != "" || n == "" {
 		return d, true
 	}
@@ -1059,7 +1058,7 @@ func (ty *Reader) constraint(f *snap.Entry, d Decl, n, text string, t int32) (De
 // parameter bound in definition e: its own, or one its receiver's type
 // arguments bind.
 func typeParamNamed(f *snap.Entry, e int32, d Decl) bool {
-	q, n := typeName(d)
+	q, n := TypeName(d)
 	if q != "" || n == "" {
 		return false
 	}

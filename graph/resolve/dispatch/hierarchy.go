@@ -1,4 +1,9 @@
-package types
+// Package dispatch follows a call of a method to what it may run instead,
+// by the hierarchy the source declares: the implementations of an
+// interface's method (by method set or by declared bases) and the
+// overrides in subclasses. It reads declared types through
+// graph/resolve/types and keeps what it finds for the snapshot.
+package dispatch
 
 import (
 	"maps"
@@ -7,11 +12,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/types"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
-
-// Calls through interfaces and base classes: which methods a dispatch may
-// reach, and the implementations and overrides of a method.
 
 // Hierarchy finds what a call of a method may run instead: the
 // implementations of an interface's method, the overrides in the classes
@@ -19,7 +22,7 @@ import (
 // reads declared types through ty.
 type Hierarchy struct {
 	s  *snap.Snapshot
-	ty *Reader
+	ty *types.Reader
 	mu sync.Mutex
 	// impls: implementations, for this snapshot only.
 	impls map[snap.Target][]snap.Target
@@ -29,7 +32,7 @@ type Hierarchy struct {
 }
 
 // Init makes h the hierarchy of s, reading declared types through ty.
-func (h *Hierarchy) Init(s *snap.Snapshot, ty *Reader) { h.s, h.ty = s, ty }
+func (h *Hierarchy) Init(s *snap.Snapshot, ty *types.Reader) { h.s, h.ty = s, ty }
 
 // Inherit takes from prev, the hierarchy of an earlier snapshot, what is
 // still valid for h's.
@@ -49,10 +52,10 @@ func (h *Hierarchy) Inherit(prev *Hierarchy) {
 	}
 }
 
-// AnyInterface is the first interface (or trait) among types, or a
+// AnyInterface is the first interface (or trait) among ts, or a
 // target whose Def is -1.
-func (h *Hierarchy) AnyInterface(types []snap.Target) snap.Target {
-	for _, t := range types {
+func (h *Hierarchy) AnyInterface(ts []snap.Target) snap.Target {
+	for _, t := range ts {
 		if k := t.D().Kind; k == "interface" || k == "trait" {
 			return t
 		}
@@ -83,7 +86,7 @@ func (h *Hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 	if c == "" {
 		return snap.Target{}, false
 	}
-	for _, g := range h.ty.namedIn(m, c) {
+	for _, g := range h.ty.NamedIn(m, c) {
 		if ts := outcome.Pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
@@ -155,7 +158,7 @@ func (h *Hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 			all := true
 			for _, n := range names {
 				has := false
-				for _, hf := range h.ty.namedIn(c, n) {
+				for _, hf := range h.ty.NamedIn(c, n) {
 					if len(outcome.Pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
@@ -181,7 +184,7 @@ func (h *Hierarchy) overrides(t, m snap.Target) []snap.Target {
 	var out []snap.Target
 	seen := map[snap.Target]bool{t: true}
 	level := []snap.Target{t}
-	for depth := 0; depth < MaxDepth && len(level) > 0; depth++ {
+	for depth := 0; depth < types.MaxDepth && len(level) > 0; depth++ {
 		var next []snap.Target
 		for _, base := range level {
 			bn := base.D().Name
@@ -192,7 +195,7 @@ func (h *Hierarchy) overrides(t, m snap.Target) []snap.Target {
 					continue
 				}
 				found := false
-				for _, b := range h.ty.ResolveDecl(Decl{Text: fr.typ, t: fr.t, in: g}).Types {
+				for _, b := range h.ty.ResolveDecl(types.DeclIn(g, fr.typ, fr.t)).Types {
 					found = found || b == base
 				}
 				if !found {
@@ -238,7 +241,7 @@ func (h *Hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
 				if fd.Name != "" {
 					continue
 				}
-				_, n := typeName(Decl{Text: fd.Type, t: fd.T, in: g})
+				_, n := types.TypeName(types.DeclIn(g, fd.Type, fd.T))
 				if n != "" {
 					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type, fd.T})
 				}
