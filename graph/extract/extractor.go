@@ -113,25 +113,19 @@ func New(q, types *astgrep.CaptureQuery, names Names, c Config) (*Extractor, err
 	x.capArgName = q.Capture("argument.name")
 	x.capParams = q.Capture("parameters")
 	x.capDocText = q.Capture("doc.comment")
-	if c.DocParam != "" {
-		if x.docParam, err = regexp.Compile(c.DocParam); err != nil {
-			return nil, fmt.Errorf("language %s: doc_param: %w", c.ID, err)
+	// Each doc-comment expression is optional: an empty key compiles to nil.
+	for _, e := range []struct {
+		key, src string
+		dst      **regexp.Regexp
+	}{{"doc_param", c.DocParam, &x.docParam}, {"doc_return", c.DocReturn, &x.docReturn}, {"doc_type", c.DocType, &x.docType}, {"doc_import", c.DocImport, &x.docImport}} {
+		if e.src == "" {
+			continue
+		}
+		if *e.dst, err = regexp.Compile(e.src); err != nil {
+			return nil, fmt.Errorf("language %s: %s: %w", c.ID, e.key, err)
 		}
 	}
-	if c.DocReturn != "" {
-		if x.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
-			return nil, fmt.Errorf("language %s: doc_return: %w", c.ID, err)
-		}
-	}
-	if c.DocType != "" {
-		if x.docType, err = regexp.Compile(c.DocType); err != nil {
-			return nil, fmt.Errorf("language %s: doc_type: %w", c.ID, err)
-		}
-	}
-	if c.DocImport != "" {
-		if x.docImport, err = regexp.Compile(c.DocImport); err != nil {
-			return nil, fmt.Errorf("language %s: doc_import: %w", c.ID, err)
-		}
+	if x.docImport != nil {
 		if x.docImport.NumSubexp() != 3 {
 			return nil, fmt.Errorf("language %s: doc_import needs three groups (module, name, local)", c.ID)
 		}
