@@ -75,10 +75,18 @@ func reportLatencies(b *testing.B, ds []time.Duration) {
 	if len(ds) == 0 {
 		return
 	}
+	b.ReportMetric(medianMS(ds), "median-ms")
+	b.ReportMetric(p90MS(ds), "p90-ms")
+}
+
+// medianMS and p90MS sort ds and give its median and 90th percentile in
+// milliseconds.
+func medianMS(ds []time.Duration) float64 { return msAt(ds, len(ds)/2) }
+func p90MS(ds []time.Duration) float64    { return msAt(ds, len(ds)*9/10) }
+
+func msAt(ds []time.Duration, i int) float64 {
 	slices.Sort(ds)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(ms(ds[len(ds)/2]), "median-ms")
-	b.ReportMetric(ms(ds[len(ds)*9/10]), "p90-ms")
+	return float64(ds[i]) / float64(time.Millisecond)
 }
 
 // BenchmarkDiagnosticsOnWrite measures, with a warm server, the time from
@@ -259,12 +267,9 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			slices.Sort(raw)
-			slices.Sort(write)
-			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-			b.ReportMetric(ms(raw[len(raw)/2]), "raw-median-ms")
-			b.ReportMetric(ms(write[len(write)/2]), "write-median-ms")
-			b.ReportMetric(ms(write[len(write)*9/10]), "write-p90-ms")
+			b.ReportMetric(medianMS(raw), "raw-median-ms")
+			b.ReportMetric(medianMS(write), "write-median-ms")
+			b.ReportMetric(p90MS(write), "write-p90-ms")
 		})
 	}
 }

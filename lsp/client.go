@@ -357,9 +357,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 				prev.version != nil && p.Version != nil && *p.Version > *prev.version
 			s.docs.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.docs.diagSeq, at: at, cleared: cleared}
 			s.docs.mu.Unlock()
-			s.mu.Lock()
-			s.signalLocked()
-			s.mu.Unlock()
+			s.signal(nil)
 		}
 		return nil, nil
 	case "window/logMessage":
@@ -368,10 +366,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 				Message string `json:"message"`
 			}
 			if json.Unmarshal(params, &p) == nil && re.MatchString(p.Message) {
-				s.mu.Lock()
-				s.loaded = true
-				s.signalLocked()
-				s.mu.Unlock()
+				s.signal(func() { s.loaded = true })
 			}
 		}
 		return nil, nil
@@ -379,15 +374,14 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		var p protocol.ProgressParams
 		if json.Unmarshal(params, &p) == nil {
 			tok := string(p.Token)
-			s.mu.Lock()
-			switch p.Value.Kind {
-			case "begin":
-				s.progress[tok] = true
-			case "end":
-				delete(s.progress, tok)
-			}
-			s.signalLocked()
-			s.mu.Unlock()
+			s.signal(func() {
+				switch p.Value.Kind {
+				case "begin":
+					s.progress[tok] = true
+				case "end":
+					delete(s.progress, tok)
+				}
+			})
 		}
 		return nil, nil
 	case "workspace/configuration":
@@ -405,10 +399,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 				if r.Method == "textDocument/diagnostic" {
 					// Servers that register pull diagnostics stop
 					// publishing; wake waiters so they switch to pulling.
-					s.mu.Lock()
-					s.pull = true
-					s.signalLocked()
-					s.mu.Unlock()
+					s.signal(func() { s.pull = true })
 				}
 			}
 		}
@@ -466,7 +457,14 @@ func (s *server) applyEdit(req *jsonrpc2.Request) map[string]any {
 	return map[string]any{"applied": true}
 }
 
-func (s *server) signalLocked() {
+// signal makes change (nil for none) under s.mu and wakes whoever waits
+// on s.changed.
+func (s *server) signal(change func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if change != nil {
+		change()
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }

@@ -31,6 +31,14 @@ func actionID(t testing.TB, r *answer.CodeActions, want string) string {
 	return ""
 }
 
+// applyTitled lists the actions at place in file and applies the first
+// enabled one whose title has title.
+func (s *session) applyTitled(file string, place protocol.Place, title string) (*answer.FixResult, error) {
+	s.t.Helper()
+	acts := must(s.sup.CodeActions(s.ctx, s.at(file), place))(s.t)
+	return s.sup.ApplyAction(s.ctx, actionID(s.t, acts, title), false)
+}
+
 const fixGoMod = "module example.com/fix\n\ngo 1.22\n"
 
 // lsp_fix on a real gopls: a quick fix by id (the unused import), a stale
@@ -145,9 +153,7 @@ func TestFixTypeScript(t *testing.T) {
 		"src/main.ts":   "import { unit, perimeter } from \"./shape\";\n\nconsole.log(perimetr(2));\n",
 		"src/ugly.ts":   "export function f(a:number){\nreturn a+1}\nexport function g(b:number){\nreturn b+2}\n",
 	}, Config{})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("src/main.ts"), protocol.Place{Line: 3, Symbol: "perimetr"}))(t)
-	id := actionID(t, acts, "Change spelling to 'perimeter'")
-	res := must(s.sup.ApplyAction(s.ctx, id, false))(t)
+	res := must(s.applyTitled("src/main.ts", protocol.Place{Line: 3, Symbol: "perimetr"}, "Change spelling to 'perimeter'"))(t)
 	if got := s.read("src/main.ts"); !strings.Contains(got, "console.log(perimeter(2));") || res.Edits != 1 {
 		t.Errorf("main.ts after the spelling fix (%+v):\n%s", res, got)
 	}
@@ -199,9 +205,7 @@ func TestFixClangd(t *testing.T) {
 		"main.c":            "int counter_total(int x) { return x; }\n\nint main(void) {\n  return counter_totl(1);\n}\n",
 		"ugly.c":            "int f(int a){return a+1;}\n",
 	}, Config{})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("main.c"), protocol.Place{Line: 4, Symbol: "counter_totl"}))(t)
-	id := actionID(t, acts, "counter_total")
-	must(s.sup.ApplyAction(s.ctx, id, false))(t)
+	must(s.applyTitled("main.c", protocol.Place{Line: 4, Symbol: "counter_totl"}, "counter_total"))(t)
 	if got := s.read("main.c"); !strings.Contains(got, "return counter_total(1);") {
 		t.Errorf("main.c after the fix-it:\n%s", got)
 	}

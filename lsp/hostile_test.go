@@ -83,8 +83,7 @@ func TestHostileEditOverSizeLimit(t *testing.T) {
 		"textDocument/codeAction": []any{map[string]any{"title": "Format document", "kind": "source", "edit": edit}},
 		"textDocument/rename":     edit,
 	}})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
-	_, err := h.sup.ApplyAction(h.ctx, actionID(t, acts, "Format document"), false)
+	_, err := h.applyTitled("a.fake", protocol.Place{Line: 1, Symbol: "hello"}, "Format document")
 	expectErr(t, "a 20 MiB edit", err, nil, "a.fake", "16 MiB", "no file changed")
 	if got := h.read("a.fake"); got != "hello world\n" {
 		t.Errorf("a.fake was written: %d bytes", len(got))
@@ -110,8 +109,7 @@ func TestHostileCommandSecondEditRefused(t *testing.T) {
 			map[string]any{"edit": map[string]any{"changes": map[string]any{protocol.FileURI(outside): []any{insert("second\n")}}}},
 		}},
 	})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
-	res, err := h.sup.ApplyAction(h.ctx, actionID(t, acts, "Fix it"), false)
+	res, err := h.applyTitled("a.fake", protocol.Place{Line: 1, Symbol: "hello"}, "Fix it")
 	expectErr(t, "the second edit", err, nil, "outside the root", "not applied")
 	if got := h.read("a.fake"); got != "first\nhello world\n" {
 		t.Fatalf("a.fake: %q", got)
@@ -136,8 +134,7 @@ func TestHostileRenameOntoItself(t *testing.T) {
 		"textDocument/codeAction": []any{map[string]any{"title": "Tidy", "kind": "source", "edit": self}},
 		"textDocument/rename":     self,
 	}})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
-	res := must(h.sup.ApplyAction(h.ctx, actionID(t, acts, "Tidy"), false))(t)
+	res := must(h.applyTitled("a.fake", protocol.Place{Line: 1, Symbol: "hello"}, "Tidy"))(t)
 	if got, err := os.ReadFile(h.path("README")); err != nil || string(got) != "read me\n" {
 		t.Fatalf("README after a rename onto itself: %q, %v", got, err)
 	}

@@ -46,9 +46,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 	t.Parallel()
 	t.Run("go replace", func(t *testing.T) {
 		t.Parallel()
-		base := resolved(t)
-		root := filepath.Join(base, "app")
-		plant(t, base, "", map[string]string{
+		root := appCheckout(t, map[string]string{
 			"secret/go.mod": "module example.com/sec\n\ngo 1.22\n",
 			"secret/s.go":   "package sec\n\n// " + goSecretD + "\nconst Token = \"" + goSecret + "\"\n",
 			"app/go.mod":    "module example.com/app\n\ngo 1.22\n\nrequire example.com/sec v0.0.0\n\nreplace example.com/sec => ../secret\n",
@@ -66,14 +64,12 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 	})
 	t.Run("go linked folder", func(t *testing.T) {
 		t.Parallel()
-		base := resolved(t)
-		root := filepath.Join(base, "app")
-		plant(t, base, "", map[string]string{
+		root := appCheckout(t, map[string]string{
 			"outside/s.go": "package ext\n\n// " + goSecretD + "\nconst Token = \"" + goSecret + "\"\n",
 			"app/go.mod":   "module example.com/app\n\ngo 1.22\n",
 			"app/main.go":  "package main\n\nimport \"example.com/app/ext\"\n\nfunc main() { println(ext.Token) }\n",
 		})
-		if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "ext")); err != nil {
+		if err := os.Symlink(filepath.Join(root, "..", "outside"), filepath.Join(root, "ext")); err != nil {
 			t.Fatal(err)
 		}
 		s := sessionAt(t, root, "gopls")
@@ -81,9 +77,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 	})
 	t.Run("typescript relative import", func(t *testing.T) {
 		t.Parallel()
-		base := resolved(t)
-		root := filepath.Join(base, "app")
-		plant(t, base, "", map[string]string{
+		root := appCheckout(t, map[string]string{
 			"outside/secret.ts": "/** " + tsSecretD + " */\nexport const token = \"" + tsSecret + "\";\n",
 			"app/tsconfig.json": `{"compilerOptions": {"strict": true}}`,
 			"app/a.ts":          "import { token } from \"../outside/secret\";\nconsole.log(token);\n",
@@ -120,9 +114,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 // may name what is there in its title; the title is withheld.
 func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
 	t.Parallel()
-	base := resolved(t)
-	root := filepath.Join(base, "app")
-	plant(t, base, "", map[string]string{
+	root := appCheckout(t, map[string]string{
 		"outside/secret.ts": "export const token = \"" + tsSecret + "\";\n",
 		"app/tsconfig.json": `{"compilerOptions": {"strict": true}}`,
 		"app/a.ts":          "import * as secret from \"../outside/secret\";\nsecret.missingHelper(1);\n",
@@ -149,6 +141,16 @@ func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
 	if outside == 0 {
 		t.Fatalf("the server offered no fix that edits the outside file; the test cannot check the titles: %+v", res.Actions)
 	}
+}
+
+// appCheckout plants files in a fresh folder whose app/ is the checkout,
+// so that what is not under app/ lies outside the root, and gives the
+// root.
+func appCheckout(t *testing.T, files map[string]string) string {
+	t.Helper()
+	base := resolved(t)
+	plant(t, base, "", files)
+	return filepath.Join(base, "app")
 }
 
 // sessionAt opens a Supervisor on root for program's server.

@@ -49,12 +49,9 @@ func BenchmarkPreview(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			slices.Sort(writes)
-			slices.Sort(previews)
-			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-			b.ReportMetric(ms(writes[len(writes)/2]), "write-median-ms")
-			b.ReportMetric(ms(previews[len(previews)/2]), "preview-median-ms")
-			b.ReportMetric(float64(previews[len(previews)/2])/float64(writes[len(writes)/2]), "preview/write")
+			b.ReportMetric(medianMS(writes), "write-median-ms")
+			b.ReportMetric(medianMS(previews), "preview-median-ms")
+			b.ReportMetric(medianMS(previews)/medianMS(writes), "preview/write")
 		})
 	}
 }

@@ -1,17 +1,14 @@
 package structural_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -30,36 +27,20 @@ func BenchmarkEditSymbol(b *testing.B) {
 	for _, tool := range []string{"edit_symbol", "edit"} {
 		b.Run(tool, func(b *testing.B) {
 			r := benchRun(b, src.String())
-			ctx := context.Background()
-			warm, _ := json.Marshal(map[string]any{"operation": "outline", "file": "big.go"})
-			if res, err := r.Call(ctx, tiers.Plan, "code_graph", warm); err != nil || res.IsError {
-				b.Fatalf("warming the graph: %v %s", err, registry.ResultText(res))
+			if text, isErr := runtest.Call(b, r, tiers.Plan, "code_graph", map[string]any{"operation": "outline", "file": "big.go"}); isErr {
+				b.Fatalf("warming the graph: %s", text)
 			}
-			times := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			runtest.Latencies(b, r, tiers.Normal, tool, func(i int) map[string]any {
 				old := fmt.Sprintf("\treturn x + %d\n", 100)
 				if i > 0 {
 					old = fmt.Sprintf("\treturn x * %d\n", i-1)
 				}
 				body := fmt.Sprintf("return x * %d", i)
-				var args []byte
 				if tool == "edit" {
-					args, _ = json.Marshal(map[string]any{"path": "big.go", "old_string": old, "new_string": "\t" + body + "\n"})
-				} else {
-					args, _ = json.Marshal(map[string]any{"symbol": "F100", "operation": "replace_body", "new_text": body})
+					return map[string]any{"path": "big.go", "old_string": old, "new_string": "\t" + body + "\n"}
 				}
-				start := time.Now()
-				res, err := r.Call(ctx, tiers.Normal, tool, args)
-				times = append(times, time.Since(start))
-				if err != nil || res.IsError {
-					b.Fatalf("%s %d: %v %s", tool, i, err, registry.ResultText(res))
-				}
-			}
-			b.StopTimer()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
-			b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "p90-ms")
+				return map[string]any{"symbol": "F100", "operation": "replace_body", "new_text": body}
+			}, func(_ int, _ string, isErr bool) bool { return !isErr })
 		})
 	}
 }

@@ -92,14 +92,7 @@ func newServer(c config, stderr io.Writer) (*server, error) {
 func (s *server) observe(n lsp.Notification) {
 	switch n.Method {
 	case "$/progress":
-		var p struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind    string `json:"kind"`
-				Title   string `json:"title"`
-				Message string `json:"message"`
-			} `json:"value"`
-		}
+		var p protocol.ProgressParams
 		if json.Unmarshal(n.Params, &p) != nil {
 			return
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -206,20 +205,12 @@ func previewFix(ctx context.Context, c *registry.Call, s *Servers, plan *lsp.Fix
 	if err != nil {
 		return FixResult{}, err
 	}
-	pv, err := s.PreviewFiles(ctx, c, files)
+	pv, _, text, err := s.previewStaged(ctx, c, title, out, files, plan.Result.Edits)
 	if err != nil {
-		return FixResult{}, fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", out.ID, err)
+		return FixResult{}, err
 	}
-	s.Keep(out.ID, pv, files)
-	res := FixResult{FixResult: &plan.Result, EditID: out.ID, Preview: pv,
-		Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes}
-	pvText := answertext.FormatPreview(pv)
-	staged := make([]StagedRename, 0, len(files))
-	for _, f := range files {
-		staged = append(staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
-	}
-	res.text = formatRenamePreview(title, out, staged, plan.Result.Edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText
-	return res, nil
+	return FixResult{FixResult: &plan.Result, EditID: out.ID, Preview: pv,
+		Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes, text: text}, nil
 }
 
 // firstChanged is the 1-based line of before where after first differs.

@@ -131,22 +131,35 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	if err != nil {
 		return RenameResult{}, err
 	}
+	pv, files, text, err := s.previewStaged(ctx, c, title, out, plan.Files, plan.Edits)
+	if err != nil {
+		return RenameResult{}, err
+	}
 	res := RenameResult{RenameResult: &answer.RenameResult{Symbol: p.Symbol, Occurrence: occ, NewName: p.NewName,
 		Server: plan.Server, Files: []answer.FileEdit{}, Edits: plan.Edits},
-		EditID: out.ID, Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes, Evicted: out.Evicted}
+		EditID: out.ID, Staged: files, Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes, Evicted: out.Evicted,
+		Preview: pv, text: text}
 	for _, f := range plan.Files {
 		res.Files = append(res.Files, answer.FileEdit{Path: f.File, Edits: f.Edits})
-		res.Staged = append(res.Staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
 	}
-	pv, err := s.PreviewFiles(ctx, c, plan.Files)
-	if err != nil {
-		return RenameResult{}, fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", out.ID, err)
-	}
-	s.Keep(out.ID, pv, plan.Files)
-	res.Preview = pv
-	pvText := answertext.FormatPreview(pv)
-	res.text = formatRenamePreview(title, out, res.Staged, plan.Edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText
 	return res, nil
+}
+
+// previewStaged checks the files of the change staged as out with their
+// language servers (PRE-1), keeps that preview for resolve, and renders
+// what was staged and the preview for the agent.
+func (s *Servers) previewStaged(ctx context.Context, c *registry.Call, title string, out staged.Staged, files []staged.File, edits int) (*lsp.Preview, []StagedRename, string, error) {
+	pv, err := s.PreviewFiles(ctx, c, files)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", out.ID, err)
+	}
+	s.Keep(out.ID, pv, files)
+	shown := make([]StagedRename, 0, len(files))
+	for _, f := range files {
+		shown = append(shown, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
+	}
+	pvText := answertext.FormatPreview(pv)
+	return pv, shown, formatRenamePreview(title, out, shown, edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText, nil
 }
 
 // formatRenamePreview renders a staged rename as ast_edit renders its

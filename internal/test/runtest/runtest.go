@@ -1,12 +1,15 @@
 // Package runtest holds the steps that tests of several packages take on a
-// registry.Run: calling a tool with arguments and connecting an MCP client.
-// It is apart from testenv, which registry's own tests import.
+// registry.Run: calling a tool with arguments, timing such calls for a
+// benchmark, and connecting an MCP client. It is apart from testenv, which
+// registry's own tests import.
 package runtest
 
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -24,6 +27,34 @@ func Call(t testing.TB, r *registry.Run, mode tiers.Mode, tool string, args map[
 		t.Fatalf("%s: %v", tool, err)
 	}
 	return registry.ResultText(res), res.IsError
+}
+
+// Latencies calls tool on r in mode b.N times, the i-th with args(i) as its
+// arguments (encoded before the call is timed), and reports the calls'
+// median and 90th percentile in milliseconds (median-ms, p90-ms). A call
+// that fails, or whose text and tool-error flag ok refuses, fails b.
+func Latencies(b *testing.B, r *registry.Run, mode tiers.Mode, tool string, args func(i int) map[string]any, ok func(i int, text string, isErr bool) bool) {
+	b.Helper()
+	ctx := context.Background()
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		raw, _ := json.Marshal(args(i))
+		start := time.Now()
+		res, err := r.Call(ctx, mode, tool, raw)
+		times = append(times, time.Since(start))
+		if err != nil {
+			b.Fatalf("%s %d: %v", tool, i, err)
+		}
+		if text := registry.ResultText(res); !ok(i, text, res.IsError) {
+			b.Fatalf("%s %d: %q", tool, i, text)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(times[len(times)/2]), "median-ms")
+	b.ReportMetric(ms(times[len(times)*9/10]), "p90-ms")
 }
 
 // Client connects an in-process MCP client to r in mode, closed when t
