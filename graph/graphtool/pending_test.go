@@ -11,6 +11,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
@@ -59,13 +60,7 @@ func TestQueryDoesNotWaitForALargeOutsideChange(t *testing.T) {
 	}
 	ask := func(args map[string]any) (string, map[string]any) {
 		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "code_graph"
-		req.Params.Arguments = args
-		res, err := c.CallTool(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runtest.ClientCall(t, c, "code_graph", args)
 		if err := toolschema.CheckResult(tool, res); err != nil {
 			t.Fatal(err)
 		}
