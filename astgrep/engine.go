@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -429,7 +428,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	if !info.IsDir() && !info.Mode().IsRegular() {
 		// Opening a named pipe would block; a device may never end.
 		rel, _ := filepath.Rel(root, path)
-		return nil, nil, fmt.Errorf("%w: %s is %s, which is never searched (opening it could block); give a source file or a folder", ErrNotRegular, filepath.ToSlash(rel), fileKind(info.Mode()))
+		return nil, nil, fmt.Errorf("%w: %s is %s, which is never searched (opening it could block); give a source file or a folder", ErrNotRegular, filepath.ToSlash(rel), pathguard.FileKind(info.Mode()))
 	}
 	var want *language
 	if q.Language != "" {
@@ -575,22 +574,6 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		}
 	}
 	return res, fms, nil
-}
-
-// fileKind names a file type that is neither a folder nor a regular file.
-func fileKind(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	default:
-		return "a special file (" + t.String() + ")"
-	}
 }
 
 // processingOrder lists file indexes big files first (largest first), then

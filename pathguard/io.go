@@ -131,17 +131,27 @@ func notRegular(info fs.FileInfo) error {
 		return ErrPathChanged // links are followed, so one seen here was swapped in
 	}
 	what := "a folder"
-	switch t := info.Mode().Type(); {
-	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case t&fs.ModeSocket != 0:
-		what = "a socket"
-	case t&fs.ModeDevice != 0:
-		what = "a device"
-	case !info.IsDir():
-		what = "of type " + t.String()
+	if !info.IsDir() {
+		what = FileKind(info.Mode())
 	}
 	return fmt.Errorf("%w: it is %s", ErrNotRegular, what)
+}
+
+// FileKind names a file type that is neither a folder nor a regular file,
+// for the message that refuses it.
+func FileKind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a block device"
+	default:
+		return "a special file (" + t.String() + ")"
+	}
 }
 
 // ReadFile reads abs, a regular file of at most limit bytes (0: no limit).

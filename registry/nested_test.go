@@ -153,13 +153,7 @@ func TestStructuredContent(t *testing.T) {
 			t.Errorf("%s lists output schema %s", tool.Name, b)
 		}
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "put"
-	req.Params.Arguments = map[string]any{"path": "a.txt", "content": "x"}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runtest.ClientCall(t, c, "put", map[string]any{"path": "a.txt", "content": "x"})
 	b, _ := json.Marshal(res.StructuredContent)
 	if string(b) != `{"msg":"created a.txt"}` {
 		t.Fatalf("structuredContent through the peer: %s", b)
@@ -189,12 +183,7 @@ func TestNilListPublishedEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "nils"
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runtest.ClientCall(t, c, "nils", nil)
 	if err := toolschema.CheckResult(list.Tools[0], res); err != nil {
 		t.Fatal(err)
 	}
@@ -245,13 +234,7 @@ func TestQuestionFromANestedCall(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				req := mcp.CallToolRequest{}
-				req.Params.Name = "cell"
-				req.Params.Arguments = map[string]any{"tool": "put", "args": `{"path":"a.txt","content":"x"}`}
-				res, err := c.CallTool(context.Background(), req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := runtest.ClientCall(t, c, "cell", map[string]any{"tool": "put", "args": `{"path":"a.txt","content":"x"}`})
 				text := registry.ResultText(res)
 				want := "ok: created a.txt"
 				if !ok {
@@ -436,12 +419,7 @@ func TestQuestionTimeoutFiresAtItsTime(t *testing.T) {
 		}
 		defer c.Close()
 		t0 := time.Now()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "ask"
-		res, err := c.CallTool(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runtest.ClientCall(t, c, "ask", nil)
 		if d := time.Since(t0); d != 7*time.Minute {
 			t.Fatalf("the call returned after %s, want the question timeout 7m0s", d)
 		}

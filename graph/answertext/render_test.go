@@ -10,9 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
-	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -99,18 +97,16 @@ func nestedIndex(tb testing.TB, n int) graph.View {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { g.Close() })
-	e := astgrep.NewEngine(astgrep.Options{})
-	tb.Cleanup(func() { e.Close() })
-	x, err := index.New(g, e, graph.Options{})
+	h, err := graph.Acquire(g, graph.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(x.Close)
-	x.Start(nil)
-	if !x.Wait(context.Background(), time.Minute) {
+	tb.Cleanup(h.Release)
+	h.Index().Start(nil)
+	if !h.Index().Wait(context.Background(), time.Minute) {
 		tb.Fatal("index not built in a minute")
 	}
-	return graph.NewViewer(x).View(0)
+	return h.View(0)
 }
 
 // N20: an outline of deeply nested definitions costs what the budget

@@ -1008,13 +1008,7 @@ func within(tops [][2]int32, at int32) bool {
 // goBuildLine is a Go file's //go:build line (before its package clause),
 // or "".
 func goBuildLine(src []byte) string {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
+	for line := range bytes.Lines(src) {
 		t := strings.TrimSpace(string(line))
 		switch {
 		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):

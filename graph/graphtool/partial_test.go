@@ -12,6 +12,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -145,13 +146,7 @@ func TestReadyIsAnnounced(t *testing.T) {
 	if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
 		t.Fatal(err)
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "code_graph"
-	req.Params.Arguments = map[string]any{"operation": "find", "symbol": "F1"}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runtest.ClientCall(t, c, "code_graph", map[string]any{"operation": "find", "symbol": "F1"})
 	if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, "still building") {
 		// The build won the race: a complete answer is not announced.
 		select {

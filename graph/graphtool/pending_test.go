@@ -3,8 +3,6 @@ package graphtool_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +11,8 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -26,17 +26,11 @@ import (
 // answer.
 func TestQueryDoesNotWaitForALargeOutsideChange(t *testing.T) {
 	const n = 60
-	root := t.TempDir()
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module m\n")
-	write("a.go", "package m\n\nfunc Target() {}\n")
+	files := map[string]string{"go.mod": "module m\n", "a.go": "package m\n\nfunc Target() {}\n"}
 	for i := range n {
-		write(fmt.Sprintf("b%02d.go", i), fmt.Sprintf("package m\n\nfunc B%02d() {}\n", i))
+		files[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() {}\n", i)
 	}
+	root := testenv.Tree(t, files)
 	release := make(chan struct{})
 	var once sync.Once
 	index.BeforeBackgroundReadForTest = func(string) { <-release }
@@ -66,13 +60,7 @@ func TestQueryDoesNotWaitForALargeOutsideChange(t *testing.T) {
 	}
 	ask := func(args map[string]any) (string, map[string]any) {
 		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "code_graph"
-		req.Params.Arguments = args
-		res, err := c.CallTool(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runtest.ClientCall(t, c, "code_graph", args)
 		if err := toolschema.CheckResult(tool, res); err != nil {
 			t.Fatal(err)
 		}
@@ -85,9 +73,11 @@ func TestQueryDoesNotWaitForALargeOutsideChange(t *testing.T) {
 		t.Fatalf("before the change: %s", got)
 	}
 	time.Sleep(10 * time.Millisecond) // modification times the stamps tell apart
+	changed := map[string]string{}
 	for i := range n {
-		write(fmt.Sprintf("b%02d.go", i), fmt.Sprintf("package m\n\nfunc B%02d() { Target() }\n", i))
+		changed[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() { Target() }\n", i)
 	}
+	testenv.WriteTree(t, root, changed)
 	// 16 re-read before the answer; 44 pending, held by the test.
 	got, st := ask(callers)
 	if !strings.Contains(got, "16 call sites (16 exact") || !strings.Contains(got, "(44 changed files are being re-read in the background") || st["pending"] != float64(44) {

@@ -333,15 +333,12 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 // scopes, renames and subclasses by do not move, so a body edited outside
 // the tools costs queries none of those caches.
 func TestRefreshInPlaceKeepsGenerations(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, body string) {
-		if err := os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module m\n")
-	write("a.go", "package m\n\nimport \"fmt\"\n\ntype T struct{ fmt.Stringer }\n\nfunc F() { fmt.Println(1) }\n")
-	write("b.go", "package m\n\nfunc G() { F() }\n")
+	root := testenv.Tree(t, map[string]string{
+		"go.mod": "module m\n",
+		"a.go":   "package m\n\nimport \"fmt\"\n\ntype T struct{ fmt.Stringer }\n\nfunc F() { fmt.Println(1) }\n",
+		"b.go":   "package m\n\nfunc G() { F() }\n",
+	})
+	write := func(rel, body string) { testenv.WriteTree(t, root, map[string]string{rel: body}) }
 	x := buildRootOpts(t, root, Options{})
 	gens := func() string {
 		s := x.Snapshot()

@@ -31,25 +31,17 @@ func (r *Record) check() error {
 	case len(r.DefOrder) != len(r.Defs) || len(r.RefOrder) != len(r.Refs):
 		return errors.New("an order of another length than its table")
 	}
-	for i := range r.Defs {
-		if int(r.Defs[i].How) >= len(HowText) {
-			return fmt.Errorf("definition %d typed in an unknown way", i)
-		}
+	if i := firstOver(r.Defs, func(d *Def) uint8 { return d.How }, len(HowText)); i >= 0 {
+		return fmt.Errorf("definition %d typed in an unknown way", i)
 	}
-	for i := range r.Refs {
-		if int(r.Refs[i].Kind) >= len(RefKindNames) {
-			return fmt.Errorf("reference %d of an unknown kind", i)
-		}
+	if i := firstOver(r.Refs, func(f *Ref) uint8 { return f.Kind }, len(RefKindNames)); i >= 0 {
+		return fmt.Errorf("reference %d of an unknown kind", i)
 	}
-	for i := range r.Locals {
-		if int(r.Locals[i].How) >= len(HowText) {
-			return fmt.Errorf("local %d typed in an unknown way", i)
-		}
+	if i := firstOver(r.Locals, func(l *Local) uint8 { return l.How }, len(HowText)); i >= 0 {
+		return fmt.Errorf("local %d typed in an unknown way", i)
 	}
-	for i := range r.Fields {
-		if int(r.Fields[i].How) >= len(HowText) {
-			return fmt.Errorf("field %d typed in an unknown way", i)
-		}
+	if i := firstOver(r.Fields, func(f *Field) uint8 { return f.How }, len(HowText)); i >= 0 {
+		return fmt.Errorf("field %d typed in an unknown way", i)
 	}
 	for i, n := range r.Types {
 		if n.Form >= numForms || n.Part >= numParts || n.Last <= int32(i) || int(n.Last) > len(r.Types) {
@@ -67,4 +59,15 @@ func (r *Record) check() error {
 		}
 	}
 	return nil
+}
+
+// firstOver is the index of the first row whose code (how it is typed, its
+// kind) is n or more, a value no name table holds; -1 when there is none.
+func firstOver[T any](rows []T, code func(*T) uint8, n int) int {
+	for i := range rows {
+		if int(code(&rows[i])) >= n {
+			return i
+		}
+	}
+	return -1
 }

@@ -8,26 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/imports"
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/lang/langtest"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/snap/snaptest"
 )
-
-func langs(t testing.TB) *lang.Set {
-	t.Helper()
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := lang.Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // text is a resolution as one line: class, targets, implementations and
 // the reason or why.
@@ -150,7 +138,7 @@ func goTree() map[string]*record.Record {
 // Each rule of the resolution order, on a snapshot built by hand: no
 // index, no files, no parse.
 func TestResolutionOrder(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	s := snaptest.Build(ls, goTree(), imports.Module{Path: "m", Dir: "."})
 	got := all(resolve.New(s, nil))
 	hasLines(t, got,
@@ -171,7 +159,7 @@ func TestResolutionOrder(t *testing.T) {
 // A name a file defines itself wins over the same name elsewhere, where a
 // module is a file (Python); a name nothing defines is said so.
 func TestSameFileAndNoDefinition(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	s := snaptest.Build(ls, map[string]*record.Record{
 		"a.py": snaptest.Rec().Def("work", "function").End().Def("main", "function").Ref("work", record.RefCall, "").Ref("gone", record.RefCall, "").End().Done(),
 		"b.py": snaptest.Rec().Def("work", "function").End().Done(),
@@ -187,7 +175,7 @@ func TestSameFileAndNoDefinition(t *testing.T) {
 // what is still valid: after any sequence of edits, a resolver with the
 // inherited cache answers every reference as one with a fresh cache.
 func TestInheritedCacheEqualsFresh(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	base := goTree()
 	// Other versions of some files: bodies edited, imports changed, a
 	// base added, a package renamed.

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"syscall"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang/langtest"
 )
 
 // BenchmarkPublishOneFile times a one-file edit published on a snapshot
@@ -12,7 +14,7 @@ import (
 // referenced names each, from 90,000 names whose uses follow Zipf's law):
 // what a write costs the index before the next query sees it.
 func BenchmarkPublishOneFile(b *testing.B) {
-	ls := langs(b)
+	ls := langtest.Bundled(b)
 	rnd := rand.New(rand.NewPCG(7, 8))
 	z := rand.NewZipf(rnd, 1.1, 2, 90000)
 	names := func(n int) []string {

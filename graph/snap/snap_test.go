@@ -8,22 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/lang/langtest"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
-
-func langs(t testing.TB) *lang.Set {
-	t.Helper()
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := lang.Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // entry is a Go file defining defs and referencing refs.
 func entry(s *lang.Set, rel string, defs, refs []string) *Entry {
@@ -82,7 +71,7 @@ func writeTables(b *strings.Builder, s *Snapshot, content bool) {
 // A published snapshot never changes: the builder copies what it
 // changes next, whatever it adds, replaces or removes.
 func TestOldSnapshotUnchanged(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	b := New(ls)
 	b.Put(entry(ls, "a/a.go", []string{"F", "G"}, []string{"H"}))
 	b.Put(entry(ls, "b/b.go", []string{"H"}, []string{"F", "F"}))
@@ -154,7 +143,7 @@ func content(s *Snapshot) string {
 // files, and every list is in path order — the order tied candidates come
 // out in does not depend on the order files were read or edited.
 func TestIncrementalEqualsFresh(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	names := []string{"F", "G", "H", "New", "Save", "Close", "run", "main", "x1", "x2", "x3"}
 	pick := func(n int) []string {
@@ -233,7 +222,7 @@ func diff(want, got string) string {
 // A file re-read with the same facts (a comment added) keeps its record
 // and FactsGen; other facts, a file coming or going, move it.
 func TestFactsGen(t *testing.T) {
-	ls := langs(t)
+	ls := langtest.Bundled(t)
 	b := New(ls)
 	b.Put(entry(ls, "a/a.go", []string{"F"}, []string{"G"}))
 	b.Put(entry(ls, "a/b.go", []string{"G"}, nil))

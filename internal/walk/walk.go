@@ -242,14 +242,8 @@ func (w *walker) pushIgnore(dir string, comps []string) bool {
 // appendPatterns parses a .gitignore's lines as git reads them.
 func appendPatterns(ps []gitignore.Pattern, data []byte, domain []string) []gitignore.Pattern {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		if len(line) == 0 || line[0] == '#' || len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}

@@ -50,11 +50,14 @@ func list(t *testing.T, g *pathguard.Guard, start string, opts Options) []string
 	return out
 }
 
-// gitAgrees checks got (a walk of the whole root) against git's own list
-// of the files it does not ignore, when git is installed. Hidden entries
-// and skipped folders, which git lists, are set aside.
-func gitAgrees(t *testing.T, g *pathguard.Guard, got []string) {
+// walkAgrees walks the whole root and checks the files against want and,
+// when git is installed, against git's own list of the files it does not
+// ignore. Hidden entries and skipped folders, which git lists, are set
+// aside.
+func walkAgrees(t *testing.T, g *pathguard.Guard, want []string) {
 	t.Helper()
+	got := list(t, g, "", Options{})
+	same(t, "walk", got, want)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Log("git not installed: not cross-checked")
 		return
@@ -72,7 +75,7 @@ func gitAgrees(t *testing.T, g *pathguard.Guard, got []string) {
 	}
 	run("init", "-q")
 	t.Cleanup(func() { os.RemoveAll(filepath.Join(root, ".git")) })
-	want := []string{}
+	gitList := []string{}
 	skip := skipSet(nil)
 	for _, f := range strings.Split(run("-c", "core.quotePath=false", "ls-files", "-z", "--others", "--exclude-standard"), "\x00") {
 		if f == "" {
@@ -83,12 +86,12 @@ func gitAgrees(t *testing.T, g *pathguard.Guard, got []string) {
 			left = left || strings.HasPrefix(c, ".") || skip[c]
 		}
 		if !left {
-			want = append(want, f)
+			gitList = append(gitList, f)
 		}
 	}
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("git disagrees:\nwalk %q\ngit  %q", got, want)
+	slices.Sort(gitList)
+	if !slices.Equal(got, gitList) {
+		t.Errorf("git disagrees:\nwalk %q\ngit  %q", got, gitList)
 	}
 }
 
@@ -135,9 +138,7 @@ func TestNestedGitignore(t *testing.T) {
 		"other/gen":           "", // gen/ is for folders only
 		"sub/deep/.gitignore": "# a comment\n\n   \n!b.log\n",
 	})
-	got := list(t, g, "", Options{})
-	gitAgrees(t, g, got)
-	same(t, "walk", got, []string{"a.go", "other/gen", "other/local.go", "sub/deep/b.log", "sub/kept.go"})
+	walkAgrees(t, g, []string{"a.go", "other/gen", "other/local.go", "sub/deep/b.log", "sub/kept.go"})
 }
 
 func TestNegation(t *testing.T) {
@@ -152,9 +153,7 @@ func TestNegation(t *testing.T) {
 		"logs/wanted.txt":  "", // logs/* ignores the files, not the folder
 		"sub/.gitignore":   "!b.txt\n",
 	})
-	got := list(t, g, "", Options{})
-	gitAgrees(t, g, got)
-	same(t, "walk", got, []string{"keep.txt", "logs/wanted.txt", "sub/b.txt", "sub/keep.txt"})
+	walkAgrees(t, g, []string{"keep.txt", "logs/wanted.txt", "sub/b.txt", "sub/keep.txt"})
 }
 
 func TestDirectoryOnlyAnchoredAndDoubleStar(t *testing.T) {
@@ -201,9 +200,7 @@ func TestDirectoryOnlyAnchoredAndDoubleStar(t *testing.T) {
 		"zzz/out/deep/o.go":   "",
 		"zzz/file-named-out/": "",
 	})
-	got := list(t, g, "", Options{})
-	gitAgrees(t, g, got)
-	same(t, "walk", got, []string{
+	walkAgrees(t, g, []string{
 		"a/keep.go", "docs/c.go", "src/cache/kept.go", "src/docs/readme.md", "sub/anch/inner.go", "sub/out.go", "sub/top.go",
 	})
 }
@@ -214,9 +211,7 @@ func TestByteOrderMark(t *testing.T) {
 		"a.go":       "",
 		"b.go":       "",
 	})
-	got := list(t, g, "", Options{})
-	gitAgrees(t, g, got)
-	same(t, "walk", got, []string{"b.go"})
+	walkAgrees(t, g, []string{"b.go"})
 }
 
 func TestStartBelowRoot(t *testing.T) {

@@ -326,7 +326,7 @@ func (co *Checkout) markerAt(p string) (ok bool, why string) {
 	case info.IsDir():
 		return true, ""
 	case !info.Mode().IsRegular():
-		return false, "it is " + langserver.FileKind(info) + ", not a regular file"
+		return false, "it is " + pathguard.FileKind(info.Mode()) + ", not a regular file"
 	case info.Size() > langserver.MaxFileBytes:
 		return false, fmt.Sprintf("it is %d bytes, over the %d-byte limit", info.Size(), langserver.MaxFileBytes)
 	}

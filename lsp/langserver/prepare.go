@@ -78,7 +78,7 @@ func readCheckoutFile(g *pathguard.Guard, abs string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err // a dangling link inside the root
 	case errors.Is(err, pathguard.ErrNotRegular) && info != nil:
-		return nil, fmt.Errorf("%s is %s, not a regular file", rel, FileKind(info))
+		return nil, fmt.Errorf("%s is %s, not a regular file", rel, pathguard.FileKind(info.Mode()))
 	case errors.Is(err, pathguard.ErrTooLarge) && info != nil:
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", rel, info.Size(), MaxFileBytes)
 	}
@@ -220,18 +220,4 @@ func checkoutHas(g *pathguard.Guard, abs string) bool {
 	}
 	info, err := g.Stat(abs)
 	return err == nil && info.Mode().IsRegular()
-}
-
-// FileKind names a file that is not a regular file or a folder.
-func FileKind(info fs.FileInfo) string {
-	switch t := info.Mode().Type(); {
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a file of type " + t.String()
-	}
 }

@@ -1,7 +1,7 @@
 // Package runtest holds the steps that tests of several packages take on a
-// registry.Run: calling a tool with arguments, timing such calls for a
-// benchmark, and connecting an MCP client. It is apart from testenv, which
-// registry's own tests import.
+// registry.Run: calling a tool with arguments, directly or through an MCP
+// client, timing such calls for a benchmark, and connecting the client.
+// It is apart from testenv, which registry's own tests import.
 package runtest
 
 import (
@@ -14,6 +14,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Call calls tool on r in mode with args as its JSON arguments and gives
@@ -67,4 +68,20 @@ func Client(t testing.TB, r *registry.Run, mode tiers.Mode) *client.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// ClientCall calls tool through c with args, as an agent does, and gives
+// the result; a protocol error fails t.
+func ClientCall(t testing.TB, c *client.Client, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	if args != nil {
+		req.Params.Arguments = args // a nil map would be sent as null
+	}
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
 }
