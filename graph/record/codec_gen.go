@@ -5,14 +5,13 @@ package record
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/builtin-tools/builtin-tools/internal/codecgen/wire"
 )
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "712c438131c61c85714d86715acb01a41bfd380bb4e7689b2ada75c8a5d7a561"
+const SchemaHash = "bf9d79e1683b57c054ef085dd9ec78c99da2fba2cd08f8f092e3e125fbd52f8f"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -212,91 +211,20 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 	b = wire.AppendStr(b, v.Exports)
 	b = wire.AppendStr(b, v.Default)
 	b = wire.AppendStr(b, v.BuildLine)
-	b = binary.AppendUvarint(b, uint64(len(v.Defs)))
-	{
-		prev := &Def{}
-		for i0 := range v.Defs {
-			b = codecDefAppend(b, &v.Defs[i0], prev)
-			prev = &v.Defs[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Refs)))
-	{
-		prev := &Ref{}
-		for i0 := range v.Refs {
-			b = codecRefAppend(b, &v.Refs[i0], prev)
-			prev = &v.Refs[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.ArgKeys)))
-	{
-		prev := &ArgKey{}
-		for i0 := range v.ArgKeys {
-			b = codecArgKeyAppend(b, &v.ArgKeys[i0], prev)
-			prev = &v.ArgKeys[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Imports)))
-	{
-		for i0 := range v.Imports {
-			b = codecImportAppend(b, &v.Imports[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Locals)))
-	{
-		for i0 := range v.Locals {
-			b = codecLocalAppend(b, &v.Locals[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Fields)))
-	{
-		for i0 := range v.Fields {
-			b = codecFieldAppend(b, &v.Fields[i0])
-		}
-	}
+	b = wire.AppendDeltaSlice(b, v.Defs, codecDefAppend)
+	b = wire.AppendDeltaSlice(b, v.Refs, codecRefAppend)
+	b = wire.AppendDeltaSlice(b, v.ArgKeys, codecArgKeyAppend)
+	b = wire.AppendSlice(b, v.Imports, codecImportAppend)
+	b = wire.AppendSlice(b, v.Locals, codecLocalAppend)
+	b = wire.AppendSlice(b, v.Fields, codecFieldAppend)
 	b = binary.AppendVarint(b, int64(v.Errors))
-	b = binary.AppendUvarint(b, uint64(len(v.ErrorAt)))
-	{
-		for i0 := range v.ErrorAt {
-			b = binary.AppendVarint(b, int64(v.ErrorAt[i0]))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Strs)))
-	{
-		for i0 := range v.Strs {
-			b = wire.AppendStr(b, v.Strs[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Types)))
-	{
-		for i0 := range v.Types {
-			b = codecTypeNodeAppend(b, &v.Types[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Exprs)))
-	{
-		for i0 := range v.Exprs {
-			b = codecExprAppend(b, &v.Exprs[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Steps)))
-	{
-		for i0 := range v.Steps {
-			b = codecStepAppend(b, &v.Steps[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.DefOrder)))
-	{
-		for i0 := range v.DefOrder {
-			b = binary.AppendVarint(b, int64(v.DefOrder[i0]))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.RefOrder)))
-	{
-		for i0 := range v.RefOrder {
-			b = binary.AppendVarint(b, int64(v.RefOrder[i0]))
-		}
-	}
+	b = wire.AppendSlice(b, v.ErrorAt, wire.AppendInt)
+	b = wire.AppendSlice(b, v.Strs, wire.AppendString)
+	b = wire.AppendSlice(b, v.Types, codecTypeNodeAppend)
+	b = wire.AppendSlice(b, v.Exprs, codecExprAppend)
+	b = wire.AppendSlice(b, v.Steps, codecStepAppend)
+	b = wire.AppendSlice(b, v.DefOrder, wire.AppendInt)
+	b = wire.AppendSlice(b, v.RefOrder, wire.AppendInt)
 	return b
 }
 
@@ -305,91 +233,20 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 	v.Exports = d.Str()
 	v.Default = d.Str()
 	v.BuildLine = d.Str()
-	if n := d.Count(16); n > 0 {
-		v.Defs = make([]Def, n)
-		prev := &Def{}
-		for i0 := range v.Defs {
-			codecDefDecode(d, &v.Defs[i0], prev)
-			prev = &v.Defs[i0]
-		}
-	}
-	if n := d.Count(10); n > 0 {
-		v.Refs = make([]Ref, n)
-		prev := &Ref{}
-		for i0 := range v.Refs {
-			codecRefDecode(d, &v.Refs[i0], prev)
-			prev = &v.Refs[i0]
-		}
-	}
-	if n := d.Count(2); n > 0 {
-		v.ArgKeys = make([]ArgKey, n)
-		prev := &ArgKey{}
-		for i0 := range v.ArgKeys {
-			codecArgKeyDecode(d, &v.ArgKeys[i0], prev)
-			prev = &v.ArgKeys[i0]
-		}
-	}
-	if n := d.Count(4); n > 0 {
-		v.Imports = make([]Import, n)
-		for i0 := range v.Imports {
-			codecImportDecode(d, &v.Imports[i0])
-		}
-	}
-	if n := d.Count(10); n > 0 {
-		v.Locals = make([]Local, n)
-		for i0 := range v.Locals {
-			codecLocalDecode(d, &v.Locals[i0])
-		}
-	}
-	if n := d.Count(11); n > 0 {
-		v.Fields = make([]Field, n)
-		for i0 := range v.Fields {
-			codecFieldDecode(d, &v.Fields[i0])
-		}
-	}
+	wire.ReadDeltaSlice(d, 16, &v.Defs, codecDefDecode)
+	wire.ReadDeltaSlice(d, 10, &v.Refs, codecRefDecode)
+	wire.ReadDeltaSlice(d, 2, &v.ArgKeys, codecArgKeyDecode)
+	wire.ReadSlice(d, 4, &v.Imports, codecImportDecode)
+	wire.ReadSlice(d, 10, &v.Locals, codecLocalDecode)
+	wire.ReadSlice(d, 11, &v.Fields, codecFieldDecode)
 	_ = wire.SmallInt(d, &v.Errors) || wire.Int(d, &v.Errors)
-	if n := d.Count(1); n > 0 {
-		v.ErrorAt = make([]int, n)
-		for i0 := range v.ErrorAt {
-			_ = wire.SmallInt(d, &v.ErrorAt[i0]) || wire.Int(d, &v.ErrorAt[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.Strs = make([]string, n)
-		for i0 := range v.Strs {
-			v.Strs[i0] = d.Str()
-		}
-	}
-	if n := d.Count(6); n > 0 {
-		v.Types = make([]TypeNode, n)
-		for i0 := range v.Types {
-			codecTypeNodeDecode(d, &v.Types[i0])
-		}
-	}
-	if n := d.Count(2); n > 0 {
-		v.Exprs = make([]Expr, n)
-		for i0 := range v.Exprs {
-			codecExprDecode(d, &v.Exprs[i0])
-		}
-	}
-	if n := d.Count(4); n > 0 {
-		v.Steps = make([]Step, n)
-		for i0 := range v.Steps {
-			codecStepDecode(d, &v.Steps[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.DefOrder = make([]int32, n)
-		for i0 := range v.DefOrder {
-			_ = wire.SmallInt(d, &v.DefOrder[i0]) || wire.Int(d, &v.DefOrder[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.RefOrder = make([]int32, n)
-		for i0 := range v.RefOrder {
-			_ = wire.SmallInt(d, &v.RefOrder[i0]) || wire.Int(d, &v.RefOrder[i0])
-		}
-	}
+	wire.ReadInts(d, &v.ErrorAt)
+	wire.ReadStrings(d, &v.Strs)
+	wire.ReadSlice(d, 6, &v.Types, codecTypeNodeDecode)
+	wire.ReadSlice(d, 2, &v.Exprs, codecExprDecode)
+	wire.ReadSlice(d, 4, &v.Steps, codecStepDecode)
+	wire.ReadInts(d, &v.DefOrder)
+	wire.ReadInts(d, &v.RefOrder)
 }
 
 // AppendBinary appends v's encoding to b.
@@ -400,167 +257,94 @@ func (v *Record) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Record. It never panics; call Validate before trusting indexes.
 func (v *Record) UnmarshalBinary(data []byte) error {
-	d := wire.NewDecoder(data)
-	*v = Record{}
-	codecRecordDecode(&d, v)
-	if err := d.Finish(); err != nil {
-		*v = Record{}
-		return err
-	}
-	return nil
+	return wire.Unmarshal(data, v, codecRecordDecode)
 }
 
 // Validate checks what decoding cannot: that every index points into
 // its table (the codec tags of Record's fields).
 func (v *Record) Validate() error {
 	for i0 := range v.Defs {
-		{
-			x, n := int64(v.Defs[i0].T), int64(len(v.Types))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Defs[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].T), int64(len(v.Types)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Defs[%d].T", "an offset within Types", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].X), int64(len(v.Exprs))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Defs[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].X), int64(len(v.Exprs)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Defs[%d].X", "an offset within Exprs", x, n, i0)
 		}
 	}
 	for i0 := range v.Refs {
-		{
-			x, n := int64(v.Refs[i0].Name), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Refs[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Name), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Refs[%d].Name", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Refs[i0].Recv), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Refs[%d].Recv: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Recv), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Refs[%d].Recv", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Refs[i0].X), int64(len(v.Exprs))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Refs[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].X), int64(len(v.Exprs)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Refs[%d].X", "an offset within Exprs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Refs[%d].Encl", "an index of Defs", x, n, i0)
 		}
 	}
 	for i0 := range v.ArgKeys {
-		{
-			x, n := int64(v.ArgKeys[i0].Key), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.ArgKeys[%d].Key: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.ArgKeys[i0].Key), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.ArgKeys[%d].Key", "an index of Strs", x, n, i0)
 		}
 	}
 	for i0 := range v.Locals {
-		{
-			x, n := int64(v.Locals[i0].Name), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Locals[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].Name), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Locals[%d].Name", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Locals[i0].Encl), int64(len(v.Defs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Locals[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].Encl), int64(len(v.Defs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Locals[%d].Encl", "an index of Defs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Locals[i0].Type), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Locals[%d].Type: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].Type), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Locals[%d].Type", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Locals[i0].T), int64(len(v.Types))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Locals[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].T), int64(len(v.Types)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Locals[%d].T", "an offset within Types", x, n, i0)
 		}
-		{
-			x, n := int64(v.Locals[i0].X), int64(len(v.Exprs))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Locals[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].X), int64(len(v.Exprs)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Locals[%d].X", "an offset within Exprs", x, n, i0)
 		}
 	}
 	for i0 := range v.Fields {
-		{
-			x, n := int64(v.Fields[i0].T), int64(len(v.Types))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Fields[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Fields[i0].T), int64(len(v.Types)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Fields[%d].T", "an offset within Types", x, n, i0)
 		}
-		{
-			x, n := int64(v.Fields[i0].X), int64(len(v.Exprs))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Fields[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Fields[i0].X), int64(len(v.Exprs)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Fields[%d].X", "an offset within Exprs", x, n, i0)
 		}
 	}
 	for i0 := range v.Types {
-		{
-			x, n := int64(v.Types[i0].Name), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Types[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Types[i0].Name), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Types[%d].Name", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Types[i0].Label), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Types[%d].Label: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Types[i0].Label), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Types[%d].Label", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Types[i0].Text), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Types[%d].Text: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Types[i0].Text), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Types[%d].Text", "an index of Strs", x, n, i0)
 		}
 	}
 	for i0 := range v.Steps {
-		{
-			x, n := int64(v.Steps[i0].Name), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Steps[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Steps[i0].Name), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Steps[%d].Name", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Steps[i0].Text), int64(len(v.Strs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Steps[%d].Text: %d is not an index of Strs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Steps[i0].Text), int64(len(v.Strs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Steps[%d].Text", "an index of Strs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Steps[i0].Type), int64(len(v.Types))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Steps[%d].Type: %d is not an offset within Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Steps[i0].Type), int64(len(v.Types)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Steps[%d].Type", "an offset within Types", x, n, i0)
 		}
 	}
 	for i0 := range v.DefOrder {
-		{
-			x, n := int64(v.DefOrder[i0]), int64(len(v.Defs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.DefOrder[%d]: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.DefOrder[i0]), int64(len(v.Defs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.DefOrder[%d]", "an index of Defs", x, n, i0)
 		}
 	}
 	for i0 := range v.RefOrder {
-		{
-			x, n := int64(v.RefOrder[i0]), int64(len(v.Refs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.RefOrder[%d]: %d is not an index of Refs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.RefOrder[i0]), int64(len(v.Refs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.RefOrder[%d]", "an index of Refs", x, n, i0)
 		}
 	}
 	return v.check()

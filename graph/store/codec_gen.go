@@ -11,7 +11,7 @@ import (
 
 // ManifestSchema changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const ManifestSchema = "10919cf7c3f9146d68691220bffc4390985ab0d4850cff2329205928a38d728e"
+const ManifestSchema = "232464ca2fdd3d2069a5362974c47c06126b2e31968608f0b0c4d9674fa857cf"
 
 func codecFileAppend(b []byte, v *File) []byte {
 	b = wire.AppendStr(b, v.Path)
@@ -39,12 +39,7 @@ func codecFileDecode(d *wire.Decoder, v *File) {
 func codecManifestAppend(b []byte, v *Manifest) []byte {
 	b = wire.AppendStr(b, v.Root)
 	b = append(b, v.Set[:]...)
-	b = binary.AppendUvarint(b, uint64(len(v.Files)))
-	{
-		for i0 := range v.Files {
-			b = codecFileAppend(b, &v.Files[i0])
-		}
-	}
+	b = wire.AppendSlice(b, v.Files, codecFileAppend)
 	b = wire.AppendStr(b, v.Data)
 	return b
 }
@@ -52,12 +47,7 @@ func codecManifestAppend(b []byte, v *Manifest) []byte {
 func codecManifestDecode(d *wire.Decoder, v *Manifest) {
 	v.Root = d.Str()
 	d.Array(v.Set[:])
-	if n := d.Count(70); n > 0 {
-		v.Files = make([]File, n)
-		for i0 := range v.Files {
-			codecFileDecode(d, &v.Files[i0])
-		}
-	}
+	wire.ReadSlice(d, 70, &v.Files, codecFileDecode)
 	v.Data = d.Bytes()
 }
 
@@ -69,14 +59,7 @@ func (v *Manifest) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Manifest. It never panics; call Validate before trusting indexes.
 func (v *Manifest) UnmarshalBinary(data []byte) error {
-	d := wire.NewDecoder(data)
-	*v = Manifest{}
-	codecManifestDecode(&d, v)
-	if err := d.Finish(); err != nil {
-		*v = Manifest{}
-		return err
-	}
-	return nil
+	return wire.Unmarshal(data, v, codecManifestDecode)
 }
 
 // Validate checks what decoding cannot: that every index points into

@@ -60,8 +60,9 @@
 // with -update; tests that reach the codec through interfaces
 // (encoding.BinaryAppender, encoding.BinaryUnmarshaler) still compile.
 //
-// At run time the generated code needs only package wire (the decoder and
-// appends every generated file shares), not this one. Why not
+// At run time the generated code needs only package wire (the decoder,
+// appends, slice loops and Validate's error every generated file
+// shares), not this one. Why not
 // encoding/gob: gob sends its type description and compiles its decoder
 // per stream, about 130 µs per record, and a content-addressed store keeps
 // one stream per record (see internal/codecgen/toyrecord's benchmarks).
@@ -803,7 +804,7 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 	case kString, kBytes:
 		g.p("b = wire.AppendStr(b, %s)\n", x)
 	case kStruct:
-		g.p(appendCall+"%s)\n", g.fn(n.t), g.structArgs(n, x, prev))
+		g.p("b = %sAppend(b, %s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("b = append(b, %s[:]...)\n", x)
@@ -811,39 +812,38 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 		}
 		g.elemLoop(n.elem, x, depth, g.appendValue)
 	case kSlice:
-		g.p("b = binary.AppendUvarint(b, uint64(len(%s)))\n{\n", x)
-		defer g.p("}\n")
-		g.sliceLoop(n.elem, x, tg, depth, g.appendValue, appendCall)
+		if app, _ := g.sliceCalls(n.elem, tg); app != "" {
+			g.p(app+"\n", x)
+			return
+		}
+		g.p("b = binary.AppendUvarint(b, uint64(len(%s)))\n", x)
+		g.elemLoop(n.elem, x, depth, g.appendValue)
 	}
 }
 
-// The calls of a struct's Append and Decode functions, up to their first
-// argument after the buffer; %s is the function's name prefix.
-const (
-	appendCall = "b = %sAppend(b, "
-	decodeCall = "%sDecode(d, "
-)
-
-// sliceLoop writes the loop over slice x's elements (of node e), each
-// written by value (appendValue or decodeValue). Delta-coded, each is
-// given the one before it: a number its value, a struct a pointer to it
-// through call (appendCall or decodeCall).
-func (g *gen) sliceLoop(e *node, x string, tg tag, depth int, value func(n *node, x, prev string, tg tag, depth int), call string) {
-	i := fmt.Sprintf("i%d", depth)
-	switch {
-	case (e.k == kUint || e.k == kInt) && tg.delta:
-		g.p("for %s := range %s {\n", i, x)
-		g.p("var prev %s\nif %s > 0 { prev = %s[%s-1] }\n", g.typ(e.t), i, x, i)
-		value(e, x+"["+i+"]", "prev", tg, depth+1)
-		g.p("}\n")
-	case e.k == kStruct && e.delta:
-		g.p("prev := &%s{}\n", g.typ(e.t))
-		g.p("for %s := range %s {\n", i, x)
-		g.p(call+"&%s[%s], prev)\nprev = &%s[%s]\n", g.fn(e.t), x, i, x, i)
-		g.p("}\n")
-	default:
-		g.elemLoop(e, x, depth, value)
+// sliceCalls is the code that appends and the code that reads a slice
+// of e (tagged tg), %s standing for it, in one call of package wire's,
+// given for a struct its element's Append or Decode function; "" where
+// wire has none, for an element whose loop is written out.
+func (g *gen) sliceCalls(e *node, tg tag) (app, read string) {
+	switch e.k {
+	case kStruct:
+		slice := "Slice"
+		if e.delta {
+			slice = "DeltaSlice"
+		}
+		return fmt.Sprintf("b = wire.Append%s(b, %%s, %sAppend)", slice, g.fn(e.t)),
+			fmt.Sprintf("wire.Read%s(d, %d, &%%s, %sDecode)", slice, e.min, g.fn(e.t))
+	case kInt, kUint:
+		name := map[kind]string{kInt: "Int", kUint: "Uint"}[e.k]
+		if tg.delta {
+			return "b = wire.AppendDeltaSlice(b, %s, wire.Append" + name + "Delta)", "wire.Read" + name + "Deltas(d, &%s)"
+		}
+		return "b = wire.AppendSlice(b, %s, wire.Append" + name + ")", "wire.Read" + name + "s(d, &%s)"
+	case kString:
+		return "b = wire.AppendSlice(b, %s, wire.AppendString)", "wire.ReadStrings(d, &%s)"
 	}
+	return "", ""
 }
 
 // elemLoop writes the loop over array or slice x's elements (of node e),
@@ -911,7 +911,7 @@ func (g *gen) decodeValue(n *node, x, prev string, tg tag, depth int) {
 	case kBytes:
 		g.p("%s = %s\n", x, g.conv(n, "d.Bytes()", "[]uint8"))
 	case kStruct:
-		g.p(decodeCall+"%s)\n", g.fn(n.t), g.structArgs(n, x, prev))
+		g.p("%sDecode(d, %s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("d.Array(%s[:])\n", x)
@@ -920,8 +920,12 @@ func (g *gen) decodeValue(n *node, x, prev string, tg tag, depth int) {
 		g.elemLoop(n.elem, x, depth, g.decodeValue)
 	case kSlice:
 		e := n.elem
+		if _, read := g.sliceCalls(e, tg); read != "" {
+			g.p(read+"\n", x)
+			return
+		}
 		g.p("if n := d.Count(%d); n > 0 {\n%s = make(%s, n)\n", e.min, x, tn)
-		g.sliceLoop(e, x, tg, depth, g.decodeValue, decodeCall)
+		g.elemLoop(e, x, depth, g.decodeValue)
 		g.p("}\n")
 	}
 }
@@ -940,13 +944,11 @@ func (g *gen) emitRoot(r *node) {
 	g.p("// UnmarshalBinary sets v from data, which must be one whole encoding of\n")
 	g.p("// a %s. It never panics; call Validate before trusting indexes.\n", t)
 	g.p("func (v *%s) UnmarshalBinary(data []byte) error {\n", t)
-	g.p("d := wire.NewDecoder(data)\n*v = %s{}\n", t)
 	if r.delta {
-		g.p("%sDecode(&d, v, &%s{})\n", g.fn(r.t), t)
+		g.p("return wire.Unmarshal(data, v, func(d *wire.Decoder, v *%s) { %sDecode(d, v, &%s{}) })\n}\n\n", t, g.fn(r.t), t)
 	} else {
-		g.p("%sDecode(&d, v)\n", g.fn(r.t))
+		g.p("return wire.Unmarshal(data, v, %sDecode)\n}\n\n", g.fn(r.t))
 	}
-	g.p("if err := d.Finish(); err != nil {\n*v = %s{}\nreturn err\n}\nreturn nil\n}\n\n", t)
 
 	g.p("// Validate checks what decoding cannot: that every index points into\n")
 	g.p("// its table (the codec tags of %s's fields).\n", t)
@@ -1033,14 +1035,13 @@ func (g *gen) checkInt(root, holder *node, hx, x string, f *field, at []string) 
 	} else {
 		table = "v." + path
 	}
-	depth := strings.Count(strings.Join(at, ""), "%d")
 	name := strings.Join(at, "")
-	args := fmtArgs(depth)
-	g.p("{\nx, n := int64(%s), int64(len(%s))\n", x, table)
+	args := fmtArgs(strings.Count(name, "%d"))
+	vars, vals := "x, n", fmt.Sprintf("int64(%s), int64(len(%s))", x, table)
 	ok := ""
 	switch {
 	case f.tag.index != "" && f.tag.length != "":
-		g.p("l := int64(%s.%s)\n", hx, f.tag.length)
+		vars, vals = vars+", l", vals+fmt.Sprintf(", int64(%s.%s)", hx, f.tag.length)
 		ok = "x >= 0 && l >= 0 && x <= n-l"
 	case f.tag.index != "":
 		ok = "x >= 0 && x < n"
@@ -1057,5 +1058,5 @@ func (g *gen) checkInt(root, holder *node, hx, x string, f *field, at []string) 
 	case f.tag.bound != "":
 		what = "an offset within " + path
 	}
-	g.p("if !(%s) {\nreturn fmt.Errorf(\"%s: %%d is not %s (length %%d)\"%s, x, n)\n}\n}\n", ok, root.t.Name()+name, what, args)
+	g.p("if %s := %s; !(%s) {\nreturn wire.Invalid(%q, %q, x, n%s)\n}\n", vars, vals, ok, root.t.Name()+name, what, args)
 }

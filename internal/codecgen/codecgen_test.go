@@ -115,83 +115,59 @@ func TestEmbeddedIsSpliced(t *testing.T) {
 // the field named.
 func TestGenerateRefuses(t *testing.T) {
 	type Inner struct{ X int32 }
-	type Node struct {
-		Kids []Node
-	}
+	type Node struct{ Kids []Node }
 	type Empty struct{}
 	type Idx int32
+	// A root type per refusal, named for it: the error names its field.
+	type Map struct{ M map[string]int }
+	type Pointer struct{ P *Inner }
+	type Interface struct{ I any }
+	type SliceOfEmpty struct{ E []Empty }
+	type EmbeddedInt struct{ Idx }
+	type EmbeddedTwice struct {
+		Inner
+		X string
+	}
+	type EmbeddedTagged struct {
+		Inner `codec:"delta"`
+	}
+	type UnknownTag struct {
+		X int32 `codec:"indx=Y"`
+	}
+	type PathToNothing struct {
+		X int32 `codec:"index=Nope"`
+	}
+	type PathToScalar struct {
+		X int32 `codec:"index=Y"`
+		Y int32
+	}
+	type IndexOnString struct {
+		S string `codec:"index=S"`
+	}
+	type DeltaOnByte struct {
+		B uint8 `codec:"delta"`
+	}
+	root := func(v any) Config { return Config{Roots: []any{v}} }
 	cases := []struct {
 		name string
 		cfg  Config
 		want string
 	}{
-		{"map", Config{Roots: []any{func() any {
-			type T struct{ M map[string]int }
-			return T{}
-		}()}}, "T.M"},
-		{"pointer", Config{Roots: []any{func() any {
-			type T struct{ P *Inner }
-			return T{}
-		}()}}, "T.P"},
-		{"interface", Config{Roots: []any{func() any {
-			type T struct{ I any }
-			return T{}
-		}()}}, "T.I"},
-		{"recursive", Config{Roots: []any{Node{}}}, "contains itself"},
-		{"slice of empty", Config{Roots: []any{func() any {
-			type T struct{ E []Empty }
-			return T{}
-		}()}}, "no bytes"},
-		{"embedded non-struct", Config{Roots: []any{func() any {
-			type T struct{ Idx }
-			return T{}
-		}()}}, "T.Idx: an embedded int32"},
-		{"embedded name twice", Config{Roots: []any{func() any {
-			type T struct {
-				Inner
-				X string
-			}
-			return T{}
-		}()}}, "T.X: Inner has a field of that name too"},
-		{"embedded tagged", Config{Roots: []any{func() any {
-			type T struct {
-				Inner `codec:"delta"`
-			}
-			return T{}
-		}()}}, "takes no tag"},
-		{"unknown tag", Config{Roots: []any{func() any {
-			type T struct {
-				X int32 `codec:"indx=Y"`
-			}
-			return T{}
-		}()}}, "unknown part"},
-		{"path to nothing", Config{Roots: []any{func() any {
-			type T struct {
-				X int32 `codec:"index=Nope"`
-			}
-			return T{}
-		}()}}, "no encoded field Nope"},
-		{"path to a scalar", Config{Roots: []any{func() any {
-			type T struct {
-				X int32 `codec:"index=Y"`
-				Y int32
-			}
-			return T{}
-		}()}}, "not a slice or string"},
-		{"index on a string", Config{Roots: []any{func() any {
-			type T struct {
-				S string `codec:"index=S"`
-			}
-			return T{}
-		}()}}, "only integers"},
-		{"delta on a byte", Config{Roots: []any{func() any {
-			type T struct {
-				B uint8 `codec:"delta"`
-			}
-			return T{}
-		}()}}, "delta is for"},
+		{"map", root(Map{}), "Map.M"},
+		{"pointer", root(Pointer{}), "Pointer.P"},
+		{"interface", root(Interface{}), "Interface.I"},
+		{"recursive", root(Node{}), "contains itself"},
+		{"slice of empty", root(SliceOfEmpty{}), "no bytes"},
+		{"embedded non-struct", root(EmbeddedInt{}), "EmbeddedInt.Idx: an embedded int32"},
+		{"embedded name twice", root(EmbeddedTwice{}), "EmbeddedTwice.X: Inner has a field of that name too"},
+		{"embedded tagged", root(EmbeddedTagged{}), "takes no tag"},
+		{"unknown tag", root(UnknownTag{}), "unknown part"},
+		{"path to nothing", root(PathToNothing{}), "no encoded field Nope"},
+		{"path to a scalar", root(PathToScalar{}), "not a slice or string"},
+		{"index on a string", root(IndexOnString{}), "only integers"},
+		{"delta on a byte", root(DeltaOnByte{}), "delta is for"},
 		{"table of a non-integer", Config{Roots: []any{Inner{}}, Tables: []Table{{Type: "", Tag: "index=X"}}}, "not a named integer"},
-		{"root not a struct", Config{Roots: []any{Idx(0)}}, "not a named struct"},
+		{"root not a struct", root(Idx(0)), "not a named struct"},
 		{"check of no root", Config{Roots: []any{Inner{}}, Checks: map[string]string{"Other": "check"}}, "not a root"},
 	}
 	for _, c := range cases {

@@ -12,35 +12,17 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "2ae1068b4e49a0d222b7aa6849fd5c7f5ba8be4498ecf4bda804c24330d759c0"
+const SchemaHash = "84cf24aea3e34c3bf37f417e3ac40b4f4a8c54d022594d3719f4600a43218848"
 
 func codecStringsAppend(b []byte, v *Strings) []byte {
 	b = wire.AppendStr(b, v.Data)
-	b = binary.AppendUvarint(b, uint64(len(v.Ends)))
-	{
-		for i0 := range v.Ends {
-			var prev uint32
-			if i0 > 0 {
-				prev = v.Ends[i0-1]
-			}
-			b = binary.AppendVarint(b, int64(uint64(v.Ends[i0])-uint64(prev)))
-		}
-	}
+	b = wire.AppendDeltaSlice(b, v.Ends, wire.AppendUintDelta)
 	return b
 }
 
 func codecStringsDecode(d *wire.Decoder, v *Strings) {
 	v.Data = d.Str()
-	if n := d.Count(1); n > 0 {
-		v.Ends = make([]uint32, n)
-		for i0 := range v.Ends {
-			var prev uint32
-			if i0 > 0 {
-				prev = v.Ends[i0-1]
-			}
-			_ = wire.SmallUintDelta(d, &v.Ends[i0], prev) || wire.UintDelta(d, &v.Ends[i0], prev)
-		}
-	}
+	wire.ReadUintDeltas(d, &v.Ends)
 }
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
@@ -208,94 +190,19 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 	b = binary.AppendUvarint(b, uint64(v.Default))
 	b = binary.AppendUvarint(b, uint64(v.BuildLine))
 	b = binary.AppendVarint(b, int64(v.Errors))
-	b = binary.AppendUvarint(b, uint64(len(v.ErrorAt)))
-	{
-		for i0 := range v.ErrorAt {
-			var prev int32
-			if i0 > 0 {
-				prev = v.ErrorAt[i0-1]
-			}
-			b = binary.AppendVarint(b, int64(v.ErrorAt[i0])-int64(prev))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Defs)))
-	{
-		prev := &Def{}
-		for i0 := range v.Defs {
-			b = codecDefAppend(b, &v.Defs[i0], prev)
-			prev = &v.Defs[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Refs)))
-	{
-		prev := &Ref{}
-		for i0 := range v.Refs {
-			b = codecRefAppend(b, &v.Refs[i0], prev)
-			prev = &v.Refs[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Locals)))
-	{
-		for i0 := range v.Locals {
-			b = codecLocalAppend(b, &v.Locals[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Fields)))
-	{
-		prev := &Field{}
-		for i0 := range v.Fields {
-			b = codecFieldAppend(b, &v.Fields[i0], prev)
-			prev = &v.Fields[i0]
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Imports)))
-	{
-		for i0 := range v.Imports {
-			b = codecImportAppend(b, &v.Imports[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Types)))
-	{
-		for i0 := range v.Types {
-			b = codecTypeNodeAppend(b, &v.Types[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Exprs)))
-	{
-		for i0 := range v.Exprs {
-			b = codecExprAppend(b, &v.Exprs[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Steps)))
-	{
-		for i0 := range v.Steps {
-			b = codecStepAppend(b, &v.Steps[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.DefOrder)))
-	{
-		for i0 := range v.DefOrder {
-			b = binary.AppendVarint(b, int64(v.DefOrder[i0]))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.RefOrder)))
-	{
-		for i0 := range v.RefOrder {
-			b = binary.AppendVarint(b, int64(v.RefOrder[i0]))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.DefNames)))
-	{
-		for i0 := range v.DefNames {
-			b = binary.AppendUvarint(b, uint64(v.DefNames[i0]))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.RefNames)))
-	{
-		for i0 := range v.RefNames {
-			b = binary.AppendUvarint(b, uint64(v.RefNames[i0]))
-		}
-	}
+	b = wire.AppendDeltaSlice(b, v.ErrorAt, wire.AppendIntDelta)
+	b = wire.AppendDeltaSlice(b, v.Defs, codecDefAppend)
+	b = wire.AppendDeltaSlice(b, v.Refs, codecRefAppend)
+	b = wire.AppendSlice(b, v.Locals, codecLocalAppend)
+	b = wire.AppendDeltaSlice(b, v.Fields, codecFieldAppend)
+	b = wire.AppendSlice(b, v.Imports, codecImportAppend)
+	b = wire.AppendSlice(b, v.Types, codecTypeNodeAppend)
+	b = wire.AppendSlice(b, v.Exprs, codecExprAppend)
+	b = wire.AppendSlice(b, v.Steps, codecStepAppend)
+	b = wire.AppendSlice(b, v.DefOrder, wire.AppendInt)
+	b = wire.AppendSlice(b, v.RefOrder, wire.AppendInt)
+	b = wire.AppendSlice(b, v.DefNames, wire.AppendUint)
+	b = wire.AppendSlice(b, v.RefNames, wire.AppendUint)
 	return b
 }
 
@@ -306,94 +213,19 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 	_ = wire.SmallUint(d, &v.Default) || wire.Uint(d, &v.Default)
 	_ = wire.SmallUint(d, &v.BuildLine) || wire.Uint(d, &v.BuildLine)
 	_ = wire.SmallInt(d, &v.Errors) || wire.Int(d, &v.Errors)
-	if n := d.Count(1); n > 0 {
-		v.ErrorAt = make([]int32, n)
-		for i0 := range v.ErrorAt {
-			var prev int32
-			if i0 > 0 {
-				prev = v.ErrorAt[i0-1]
-			}
-			_ = wire.SmallIntDelta(d, &v.ErrorAt[i0], prev) || wire.IntDelta(d, &v.ErrorAt[i0], prev)
-		}
-	}
-	if n := d.Count(15); n > 0 {
-		v.Defs = make([]Def, n)
-		prev := &Def{}
-		for i0 := range v.Defs {
-			codecDefDecode(d, &v.Defs[i0], prev)
-			prev = &v.Defs[i0]
-		}
-	}
-	if n := d.Count(7); n > 0 {
-		v.Refs = make([]Ref, n)
-		prev := &Ref{}
-		for i0 := range v.Refs {
-			codecRefDecode(d, &v.Refs[i0], prev)
-			prev = &v.Refs[i0]
-		}
-	}
-	if n := d.Count(7); n > 0 {
-		v.Locals = make([]Local, n)
-		for i0 := range v.Locals {
-			codecLocalDecode(d, &v.Locals[i0])
-		}
-	}
-	if n := d.Count(7); n > 0 {
-		v.Fields = make([]Field, n)
-		prev := &Field{}
-		for i0 := range v.Fields {
-			codecFieldDecode(d, &v.Fields[i0], prev)
-			prev = &v.Fields[i0]
-		}
-	}
-	if n := d.Count(4); n > 0 {
-		v.Imports = make([]Import, n)
-		for i0 := range v.Imports {
-			codecImportDecode(d, &v.Imports[i0])
-		}
-	}
-	if n := d.Count(5); n > 0 {
-		v.Types = make([]TypeNode, n)
-		for i0 := range v.Types {
-			codecTypeNodeDecode(d, &v.Types[i0])
-		}
-	}
-	if n := d.Count(3); n > 0 {
-		v.Exprs = make([]Expr, n)
-		for i0 := range v.Exprs {
-			codecExprDecode(d, &v.Exprs[i0])
-		}
-	}
-	if n := d.Count(3); n > 0 {
-		v.Steps = make([]Step, n)
-		for i0 := range v.Steps {
-			codecStepDecode(d, &v.Steps[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.DefOrder = make([]int32, n)
-		for i0 := range v.DefOrder {
-			_ = wire.SmallInt(d, &v.DefOrder[i0]) || wire.Int(d, &v.DefOrder[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.RefOrder = make([]int32, n)
-		for i0 := range v.RefOrder {
-			_ = wire.SmallInt(d, &v.RefOrder[i0]) || wire.Int(d, &v.RefOrder[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.DefNames = make([]Str, n)
-		for i0 := range v.DefNames {
-			_ = wire.SmallUint(d, &v.DefNames[i0]) || wire.Uint(d, &v.DefNames[i0])
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.RefNames = make([]Str, n)
-		for i0 := range v.RefNames {
-			_ = wire.SmallUint(d, &v.RefNames[i0]) || wire.Uint(d, &v.RefNames[i0])
-		}
-	}
+	wire.ReadIntDeltas(d, &v.ErrorAt)
+	wire.ReadDeltaSlice(d, 15, &v.Defs, codecDefDecode)
+	wire.ReadDeltaSlice(d, 7, &v.Refs, codecRefDecode)
+	wire.ReadSlice(d, 7, &v.Locals, codecLocalDecode)
+	wire.ReadDeltaSlice(d, 7, &v.Fields, codecFieldDecode)
+	wire.ReadSlice(d, 4, &v.Imports, codecImportDecode)
+	wire.ReadSlice(d, 5, &v.Types, codecTypeNodeDecode)
+	wire.ReadSlice(d, 3, &v.Exprs, codecExprDecode)
+	wire.ReadSlice(d, 3, &v.Steps, codecStepDecode)
+	wire.ReadInts(d, &v.DefOrder)
+	wire.ReadInts(d, &v.RefOrder)
+	wire.ReadUints(d, &v.DefNames)
+	wire.ReadUints(d, &v.RefNames)
 }
 
 func codecSpanAppend(b []byte, v, prev *Span) []byte {
@@ -408,27 +240,13 @@ func codecSpanDecode(d *wire.Decoder, v, prev *Span) {
 }
 
 func codecInnerAppend(b []byte, v *Inner) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Spans)))
-	{
-		prev := &Span{}
-		for i0 := range v.Spans {
-			b = codecSpanAppend(b, &v.Spans[i0], prev)
-			prev = &v.Spans[i0]
-		}
-	}
+	b = wire.AppendDeltaSlice(b, v.Spans, codecSpanAppend)
 	b = wire.AppendBool(b, v.Flag)
 	return b
 }
 
 func codecInnerDecode(d *wire.Decoder, v *Inner) {
-	if n := d.Count(2); n > 0 {
-		v.Spans = make([]Span, n)
-		prev := &Span{}
-		for i0 := range v.Spans {
-			codecSpanDecode(d, &v.Spans[i0], prev)
-			prev = &v.Spans[i0]
-		}
-	}
+	wire.ReadDeltaSlice(d, 2, &v.Spans, codecSpanDecode)
 	v.Flag = d.Bool()
 }
 
@@ -454,29 +272,12 @@ func codecEveryAppend(b []byte, v *Every) []byte {
 		b = binary.AppendVarint(b, int64(v.Pair[i0]))
 	}
 	b = binary.AppendVarint(b, int64(v.Wait))
-	b = binary.AppendUvarint(b, uint64(len(v.Names)))
-	{
-		for i0 := range v.Names {
-			b = wire.AppendStr(b, v.Names[i0])
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Deltas)))
-	{
-		for i0 := range v.Deltas {
-			var prev int64
-			if i0 > 0 {
-				prev = v.Deltas[i0-1]
-			}
-			b = binary.AppendVarint(b, int64(v.Deltas[i0])-int64(prev))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(v.Spans)))
-	{
-		prev := &Span{}
-		for i0 := range v.Spans {
-			b = codecSpanAppend(b, &v.Spans[i0], prev)
-			prev = &v.Spans[i0]
-		}
+	b = wire.AppendSlice(b, v.Names, wire.AppendString)
+	b = wire.AppendDeltaSlice(b, v.Deltas, wire.AppendIntDelta)
+	b = wire.AppendDeltaSlice(b, v.Spans, codecSpanAppend)
+	b = binary.AppendUvarint(b, uint64(len(v.Blobs)))
+	for i0 := range v.Blobs {
+		b = wire.AppendStr(b, v.Blobs[i0])
 	}
 	b = codecInnerAppend(b, &v.Nested)
 	return b
@@ -504,28 +305,13 @@ func codecEveryDecode(d *wire.Decoder, v *Every) {
 		_ = wire.SmallInt(d, &v.Pair[i0]) || wire.Int(d, &v.Pair[i0])
 	}
 	_ = wire.SmallInt(d, &v.Wait) || wire.Int(d, &v.Wait)
+	wire.ReadStrings(d, &v.Names)
+	wire.ReadIntDeltas(d, &v.Deltas)
+	wire.ReadDeltaSlice(d, 2, &v.Spans, codecSpanDecode)
 	if n := d.Count(1); n > 0 {
-		v.Names = make([]string, n)
-		for i0 := range v.Names {
-			v.Names[i0] = d.Str()
-		}
-	}
-	if n := d.Count(1); n > 0 {
-		v.Deltas = make([]int64, n)
-		for i0 := range v.Deltas {
-			var prev int64
-			if i0 > 0 {
-				prev = v.Deltas[i0-1]
-			}
-			_ = wire.SmallIntDelta(d, &v.Deltas[i0], prev) || wire.IntDelta(d, &v.Deltas[i0], prev)
-		}
-	}
-	if n := d.Count(2); n > 0 {
-		v.Spans = make([]Span, n)
-		prev := &Span{}
-		for i0 := range v.Spans {
-			codecSpanDecode(d, &v.Spans[i0], prev)
-			prev = &v.Spans[i0]
+		v.Blobs = make([][]uint8, n)
+		for i0 := range v.Blobs {
+			v.Blobs[i0] = d.Bytes()
 		}
 	}
 	codecInnerDecode(d, &v.Nested)
@@ -539,14 +325,7 @@ func (v *Record) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Record. It never panics; call Validate before trusting indexes.
 func (v *Record) UnmarshalBinary(data []byte) error {
-	d := wire.NewDecoder(data)
-	*v = Record{}
-	codecRecordDecode(&d, v)
-	if err := d.Finish(); err != nil {
-		*v = Record{}
-		return err
-	}
-	return nil
+	return wire.Unmarshal(data, v, codecRecordDecode)
 }
 
 // Validate checks what decoding cannot: that every index points into
@@ -558,222 +337,125 @@ func (v *Record) Validate() error {
 		}
 	}
 	for i0 := range v.Strs.Ends {
-		{
-			x, n := int64(v.Strs.Ends[i0]), int64(len(v.Strs.Data))
-			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Record.Strs.Ends[%d]: %d is not an offset within .Data (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Strs.Ends[i0]), int64(len(v.Strs.Data)); !(x >= 0 && x <= n) {
+			return wire.Invalid("Record.Strs.Ends[%d]", "an offset within .Data", x, n, i0)
 		}
 	}
-	{
-		x, n := int64(v.Package), int64(len(v.Strs.Ends))
-		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Record.Package: %d is not an index of Strs.Ends (length %d)", x, n)
-		}
+	if x, n := int64(v.Package), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+		return wire.Invalid("Record.Package", "an index of Strs.Ends", x, n)
 	}
-	{
-		x, n := int64(v.Exports), int64(len(v.Strs.Ends))
-		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Record.Exports: %d is not an index of Strs.Ends (length %d)", x, n)
-		}
+	if x, n := int64(v.Exports), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+		return wire.Invalid("Record.Exports", "an index of Strs.Ends", x, n)
 	}
-	{
-		x, n := int64(v.Default), int64(len(v.Strs.Ends))
-		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Record.Default: %d is not an index of Strs.Ends (length %d)", x, n)
-		}
+	if x, n := int64(v.Default), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+		return wire.Invalid("Record.Default", "an index of Strs.Ends", x, n)
 	}
-	{
-		x, n := int64(v.BuildLine), int64(len(v.Strs.Ends))
-		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Record.BuildLine: %d is not an index of Strs.Ends (length %d)", x, n)
-		}
+	if x, n := int64(v.BuildLine), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+		return wire.Invalid("Record.BuildLine", "an index of Strs.Ends", x, n)
 	}
 	for i0 := range v.Defs {
-		{
-			x, n := int64(v.Defs[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Defs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Defs[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Kind), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Defs[%d].Kind: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Kind), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Defs[%d].Kind", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Container), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Defs[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Container), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Defs[%d].Container", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Scope), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Defs[%d].Scope: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Scope), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Defs[%d].Scope", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Self), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Defs[%d].Self: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Self), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Defs[%d].Self", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Type), int64(len(v.Types))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Defs[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Type), int64(len(v.Types)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Defs[%d].Type", "an index of Types", x, n, i0)
 		}
-		{
-			x, n := int64(v.Defs[i0].Init), int64(len(v.Exprs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Defs[%d].Init: %d is not an index of Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Defs[i0].Init), int64(len(v.Exprs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Defs[%d].Init", "an index of Exprs", x, n, i0)
 		}
 	}
 	for i0 := range v.Refs {
-		{
-			x, n := int64(v.Refs[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Refs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Refs[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Refs[i0].Recv), int64(len(v.Exprs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Refs[%d].Recv: %d is not an index of Exprs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Recv), int64(len(v.Exprs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Refs[%d].Recv", "an index of Exprs", x, n, i0)
 		}
-		{
-			x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Refs[%d].Encl", "an index of Defs", x, n, i0)
 		}
 	}
 	for i0 := range v.Locals {
-		{
-			x, n := int64(v.Locals[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Locals[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Locals[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Locals[i0].Encl), int64(len(v.Defs))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Locals[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Locals[i0].Encl), int64(len(v.Defs)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Locals[%d].Encl", "an index of Defs", x, n, i0)
 		}
 	}
 	for i0 := range v.Fields {
-		{
-			x, n := int64(v.Fields[i0].Container), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Fields[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Fields[i0].Container), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Fields[%d].Container", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Fields[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Fields[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Fields[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Fields[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
 	}
 	for i0 := range v.Imports {
-		{
-			x, n := int64(v.Imports[i0].Module), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Imports[%d].Module: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Imports[i0].Module), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Imports[%d].Module", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Imports[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Imports[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Imports[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Imports[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Imports[i0].Local), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Imports[%d].Local: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Imports[i0].Local), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Imports[%d].Local", "an index of Strs.Ends", x, n, i0)
 		}
 	}
 	for i0 := range v.Types {
-		{
-			x, n := int64(v.Types[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Types[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Types[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Types[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Types[i0].Text), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Types[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Types[i0].Text), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Types[%d].Text", "an index of Strs.Ends", x, n, i0)
 		}
 	}
 	for i0 := range v.Exprs {
-		{
-			x, n := int64(v.Exprs[i0].Text), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Exprs[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Exprs[i0].Text), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Exprs[%d].Text", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Exprs[i0].First), int64(len(v.Steps))
-			l := int64(v.Exprs[i0].N)
-			if !(x >= 0 && l >= 0 && x <= n-l) {
-				return fmt.Errorf("Record.Exprs[%d].First: %d is not a span (with N) of Steps (length %d)", i0, x, n)
-			}
+		if x, n, l := int64(v.Exprs[i0].First), int64(len(v.Steps)), int64(v.Exprs[i0].N); !(x >= 0 && l >= 0 && x <= n-l) {
+			return wire.Invalid("Record.Exprs[%d].First", "a span (with N) of Steps", x, n, i0)
 		}
 	}
 	for i0 := range v.Steps {
-		{
-			x, n := int64(v.Steps[i0].Name), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Steps[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Steps[i0].Name), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.Steps[%d].Name", "an index of Strs.Ends", x, n, i0)
 		}
-		{
-			x, n := int64(v.Steps[i0].Type), int64(len(v.Types))
-			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Record.Steps[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.Steps[i0].Type), int64(len(v.Types)); !(x >= 0 && x < n || x == -1) {
+			return wire.Invalid("Record.Steps[%d].Type", "an index of Types", x, n, i0)
 		}
 	}
 	for i0 := range v.DefOrder {
-		{
-			x, n := int64(v.DefOrder[i0]), int64(len(v.Defs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.DefOrder[%d]: %d is not an index of Defs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.DefOrder[i0]), int64(len(v.Defs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.DefOrder[%d]", "an index of Defs", x, n, i0)
 		}
 	}
 	for i0 := range v.RefOrder {
-		{
-			x, n := int64(v.RefOrder[i0]), int64(len(v.Refs))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.RefOrder[%d]: %d is not an index of Refs (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.RefOrder[i0]), int64(len(v.Refs)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.RefOrder[%d]", "an index of Refs", x, n, i0)
 		}
 	}
 	for i0 := range v.DefNames {
-		{
-			x, n := int64(v.DefNames[i0]), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.DefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.DefNames[i0]), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.DefNames[%d]", "an index of Strs.Ends", x, n, i0)
 		}
 	}
 	for i0 := range v.RefNames {
-		{
-			x, n := int64(v.RefNames[i0]), int64(len(v.Strs.Ends))
-			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.RefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
-			}
+		if x, n := int64(v.RefNames[i0]), int64(len(v.Strs.Ends)); !(x >= 0 && x < n) {
+			return wire.Invalid("Record.RefNames[%d]", "an index of Strs.Ends", x, n, i0)
 		}
 	}
 	return v.check()
@@ -787,14 +469,7 @@ func (v *Every) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Every. It never panics; call Validate before trusting indexes.
 func (v *Every) UnmarshalBinary(data []byte) error {
-	d := wire.NewDecoder(data)
-	*v = Every{}
-	codecEveryDecode(&d, v)
-	if err := d.Finish(); err != nil {
-		*v = Every{}
-		return err
-	}
-	return nil
+	return wire.Unmarshal(data, v, codecEveryDecode)
 }
 
 // Validate checks what decoding cannot: that every index points into

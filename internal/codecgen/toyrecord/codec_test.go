@@ -248,6 +248,7 @@ func randomEvery(rng *rand.Rand) *Every {
 		Names:  []string{"", "a", "bc"},
 		Deltas: []int64{math.MaxInt64, math.MinInt64, 0, int64(u())},
 		Spans:  []Span{{From: u(), To: int16(u())}, {From: u(), To: int16(u())}},
+		Blobs:  [][]byte{nil, {1, 2}},
 		Nested: Inner{Spans: []Span{{From: 5, To: -3}}, Flag: true},
 	}
 	for i := range e.Key {

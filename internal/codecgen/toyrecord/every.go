@@ -27,7 +27,8 @@ type Every struct {
 	Names  []string
 	Deltas []int64 `codec:"delta"`
 	Spans  []Span
-	Skip   int `codec:"-"`
+	Blobs  [][]byte // a slice of what package wire has no slice function for
+	Skip   int      `codec:"-"`
 	Nested Inner
 }
 

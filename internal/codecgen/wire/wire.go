@@ -1,6 +1,8 @@
 // Package wire is the run-time half of internal/codecgen: the one decoder
-// every generated codec reads with, and the few appends its encoders
-// share, so a generated file holds only what its types make different.
+// every generated codec reads with, the appends its encoders share, the
+// loops over a slice's elements, the decoding of a whole value and the
+// error of a failed Validate check, so a generated file holds only what
+// its types make different.
 //
 // It is for generated code; nothing else should need it. The encoding is
 // codecgen's (see its package doc); this package knows no types beyond
@@ -272,4 +274,149 @@ func AppendFloat32(b []byte, v float32) []byte {
 // AppendFloat64 appends a float64's IEEE bits, little endian.
 func AppendFloat64(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+}
+
+// A slice is written as its length and its elements. A slice of structs
+// is appended and read by the functions below, given the struct's
+// generated Append or Decode function for each element; a delta-coded
+// one's is also given the element before (the first, a zero one). A
+// slice of integers or strings is appended the same way, with the
+// element functions here, and read by its own loop, which inlines the
+// short read. Written once here, a slice's loop is in no generated file.
+
+// AppendSlice appends s, each element by elem.
+func AppendSlice[T any](b []byte, s []T, elem func([]byte, *T) []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	for i := range s {
+		b = elem(b, &s[i])
+	}
+	return b
+}
+
+// AppendDeltaSlice appends s, each element by elem given the one before.
+func AppendDeltaSlice[T any](b []byte, s []T, elem func(b []byte, v, prev *T) []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	var zero T
+	prev := &zero
+	for i := range s {
+		b = elem(b, &s[i], prev)
+		prev = &s[i]
+	}
+	return b
+}
+
+// AppendInt appends a signed integer, zigzagged.
+func AppendInt[T Signed](b []byte, v *T) []byte { return binary.AppendVarint(b, int64(*v)) }
+
+// AppendUint appends an unsigned integer.
+func AppendUint[T Unsigned](b []byte, v *T) []byte { return binary.AppendUvarint(b, uint64(*v)) }
+
+// AppendIntDelta appends a signed integer as its difference from prev.
+func AppendIntDelta[T Signed](b []byte, v, prev *T) []byte {
+	return binary.AppendVarint(b, int64(*v)-int64(*prev))
+}
+
+// AppendUintDelta appends an unsigned integer as its signed difference
+// from prev.
+func AppendUintDelta[T Unsigned](b []byte, v, prev *T) []byte {
+	return binary.AppendVarint(b, int64(uint64(*v)-uint64(*prev)))
+}
+
+// AppendString appends a string, length first.
+func AppendString[S ~string](b []byte, s *S) []byte { return AppendStr(b, *s) }
+
+// makeSlice reads a slice's length and makes *s that long (nil when 0);
+// min is an element's smallest encoding, which bounds the length (see
+// Count).
+func makeSlice[T any](d *Decoder, min int, s *[]T) []T {
+	if n := d.Count(min); n > 0 {
+		*s = make([]T, n)
+	}
+	return *s
+}
+
+// ReadSlice reads a slice into s, each element by elem.
+func ReadSlice[T any](d *Decoder, min int, s *[]T, elem func(*Decoder, *T)) {
+	e := makeSlice(d, min, s)
+	for i := range e {
+		elem(d, &e[i])
+	}
+}
+
+// ReadDeltaSlice reads a slice into s, each element by elem given the
+// one before. The first is given itself, still zero: a generated Decode
+// reads each field of prev before it sets that field of v.
+func ReadDeltaSlice[T any](d *Decoder, min int, s *[]T, elem func(d *Decoder, v, prev *T)) {
+	e := makeSlice(d, min, s)
+	for i := range e {
+		elem(d, &e[i], &e[max(i-1, 0)])
+	}
+}
+
+// ReadInts reads a slice of signed integers into s.
+func ReadInts[T Signed](d *Decoder, s *[]T) {
+	e := makeSlice(d, 1, s)
+	for i := range e {
+		_ = SmallInt(d, &e[i]) || Int(d, &e[i])
+	}
+}
+
+// ReadUints reads a slice of unsigned integers into s.
+func ReadUints[T Unsigned](d *Decoder, s *[]T) {
+	e := makeSlice(d, 1, s)
+	for i := range e {
+		_ = SmallUint(d, &e[i]) || Uint(d, &e[i])
+	}
+}
+
+// ReadIntDeltas reads a slice of delta-coded signed integers into s.
+func ReadIntDeltas[T Signed](d *Decoder, s *[]T) {
+	e := makeSlice(d, 1, s)
+	for i := range e {
+		prev := e[max(i-1, 0)]
+		_ = SmallIntDelta(d, &e[i], prev) || IntDelta(d, &e[i], prev)
+	}
+}
+
+// ReadUintDeltas reads a slice of delta-coded unsigned integers into s.
+func ReadUintDeltas[T Unsigned](d *Decoder, s *[]T) {
+	e := makeSlice(d, 1, s)
+	for i := range e {
+		prev := e[max(i-1, 0)]
+		_ = SmallUintDelta(d, &e[i], prev) || UintDelta(d, &e[i], prev)
+	}
+}
+
+// ReadStrings reads a slice of strings into s.
+func ReadStrings[S ~string](d *Decoder, s *[]S) {
+	e := makeSlice(d, 1, s)
+	for i := range e {
+		e[i] = S(d.Str())
+	}
+}
+
+// Unmarshal sets *v from data, which decode must read whole (see
+// Finish); on a failure *v is left zero, not partly decoded.
+func Unmarshal[T any](data []byte, v *T, decode func(*Decoder, *T)) error {
+	d := NewDecoder(data)
+	var zero T
+	*v = zero
+	decode(&d, v)
+	if err := d.Finish(); err != nil {
+		*v = zero
+		return err
+	}
+	return nil
+}
+
+// Invalid is Validate's error for a field whose value x fails its tag's
+// check against a table of n: at names the field, with a %d for each of
+// the indexes (of the slices it is in), and what says what x should be
+// ("an index of Defs").
+func Invalid(at, what string, x, n int64, indexes ...int) error {
+	args := make([]any, 0, len(indexes)+2)
+	for _, i := range indexes {
+		args = append(args, i)
+	}
+	return fmt.Errorf(at+": %d is not "+what+" (length %d)", append(args, x, n)...)
 }

@@ -63,3 +63,12 @@ func TestFailureSticks(t *testing.T) {
 		t.Errorf("Finish = %v", err)
 	}
 }
+
+// Validate's error names the field with the indexes of the slices it is
+// in, the value and the table's length.
+func TestInvalid(t *testing.T) {
+	err := Invalid("Record.Defs[%d].Spans[%d].End", "an offset within .Data", 9, 3, 2, 0)
+	if want := "Record.Defs[2].Spans[0].End: 9 is not an offset within .Data (length 3)"; err == nil || err.Error() != want {
+		t.Errorf("Invalid = %v, want %q", err, want)
+	}
+}
