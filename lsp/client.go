@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
@@ -535,13 +536,7 @@ func (s *server) failureAfter(ctx context.Context, method string, err error, bou
 	}
 	// The connection closed: give the process a moment to be reaped so
 	// the error can say how it ended.
-	wait := time.NewTimer(2 * time.Second)
-	defer wait.Stop()
-	select {
-	case <-s.exited:
-	case <-wait.C:
-	case <-ctx.Done():
-	}
+	lifetime.Await(ctx, s.exited, 2*time.Second)
 	if exitErr := s.exitError(method); exitErr != nil {
 		return exitErr
 	}
@@ -606,14 +601,7 @@ func (s *server) exitError(method string) error {
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: s.relText(detail)}
 }
 
-func (s *server) Alive() bool {
-	select {
-	case <-s.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (s *server) Alive() bool { return !lifetime.Ended(s.exited) }
 
 // notify sends a notification (rpc.Conn.Send), so that a request sent
 // afterwards follows it, and says why it was not written.

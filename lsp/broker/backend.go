@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker/docsync"
 )
@@ -167,14 +168,7 @@ func (be *backend) usable() bool {
 	return be.alive() && !be.idleStop
 }
 
-func (be *backend) alive() bool {
-	select {
-	case <-be.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (be *backend) alive() bool { return !lifetime.Ended(be.exited) }
 
 // stop shuts the server down: shutdown and exit, then its group killed.
 func (be *backend) stop() {
