@@ -136,11 +136,7 @@ func TestStructuredContent(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
 	c := runtest.Client(t, r, tiers.Normal)
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range list.Tools {
+	for _, tool := range listTools(t, c) {
 		b, _ := json.Marshal(tool)
 		var wire struct {
 			OutputSchema struct {
@@ -185,17 +181,14 @@ func TestNilListPublishedEmpty(t *testing.T) {
 	r := newRun(t, registry.Config{Families: []registry.Extension{family("nils", tool)}})
 	ctx := context.Background()
 	c := runtest.Client(t, r, tiers.Normal)
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, c)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nils"
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := toolschema.CheckResult(list.Tools[0], res); err != nil {
+	if err := toolschema.CheckResult(tools[0], res); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := json.Marshal(res.StructuredContent); string(b) != `{"items":[]}` {
