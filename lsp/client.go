@@ -656,11 +656,7 @@ func (s *server) Shutdown(ctx context.Context) {
 		}
 		unblock()
 		cancel()
-		select {
-		case <-s.exited:
-		case <-ctx.Done():
-		case <-time.After(2 * time.Second):
-		}
+		lifetime.Await(ctx, s.exited, 2*time.Second)
 	}
 	s.kill()
 }

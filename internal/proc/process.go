@@ -346,12 +346,10 @@ func (p *Process) Stop(ctx context.Context) error {
 func (p *Process) Kill() error {
 	p.stopped.Store(true)
 	killGroup(p.pid)
-	select {
-	case <-p.exited:
-		return nil
-	case <-time.After(5 * time.Second):
+	if !lifetime.Await(context.Background(), p.exited, 5*time.Second) {
 		return fmt.Errorf("process %d still runs 5 s after SIGKILL", p.pid)
 	}
+	return nil
 }
 
 // Tail is the end of what the child wrote to standard error (and to

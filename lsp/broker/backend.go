@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -177,10 +178,7 @@ func (be *backend) stop() {
 	}
 	be.send(map[string]any{"jsonrpc": "2.0", "id": "broker-shutdown", "method": "shutdown"})
 	be.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
-	select {
-	case <-be.exited:
-	case <-time.After(2 * time.Second):
-	}
+	lifetime.Await(context.Background(), be.exited, 2*time.Second)
 	be.proc.Kill()
 	<-be.exited
 }
