@@ -69,12 +69,7 @@ func TestFamiliesDeclareWhatTheyUse(t *testing.T) {
 // family on (vibe mode, an ask port and a conversation for debug) registers,
 // and nothing else.
 func TestCatalog(t *testing.T) {
-	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: "catalog", Ask: askuser.Func(nil),
-		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := everyFamilyRun(t, "catalog")
 	var catalog, registered []string
 	for _, d := range builtintools.Catalog() {
 		catalog = append(catalog, d.Name)
@@ -86,4 +81,17 @@ func TestCatalog(t *testing.T) {
 	if !slices.Equal(catalog, registered) {
 		t.Errorf("Catalog %q\nregistered %q", catalog, registered)
 	}
+}
+
+// everyFamilyRun is a run with every family on (vibe mode, an ask port and
+// a conversation for debug) over an empty root, closed when t ends.
+func everyFamilyRun(t *testing.T, conversation string) *registry.Run {
+	t.Helper()
+	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: conversation, Ask: askuser.Func(nil),
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

@@ -10,11 +10,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
-	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 )
 
 // A hint or an error that names an argument names one the tool has (issue
@@ -24,12 +21,7 @@ import (
 // be a tool's name, an argument or an argument's enum value of that tool,
 // or one of a tool named on the same line.
 func TestHintsNameRealArguments(t *testing.T) {
-	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: "hints", Ask: askuser.Func(nil),
-		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := everyFamilyRun(t, "hints")
 	words := map[string][]string{} // tool -> its argument names and enum values
 	var tools []string
 	for _, d := range r.Registered() {

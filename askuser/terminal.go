@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // Terminal is the Port that shows questions on a terminal and reads the
@@ -74,15 +76,11 @@ func OpenTTY() (*Terminal, error) {
 func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	select {
-	case <-t.done:
+	if lifetime.Ended(t.done) {
 		return Answer{}, noHuman("the terminal was closed")
-	default:
 	}
-	select {
-	case <-t.eof:
+	if lifetime.Ended(t.eof) {
 		return Answer{}, noHuman("the terminal's input has ended")
-	default:
 	}
 	fmt.Fprintf(t.out, "\n── question ──\n%s\n\n", cardText(q))
 	for tries := 0; ; tries++ {

@@ -25,6 +25,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/dap/watch"
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -306,10 +307,7 @@ func commandNames(a adapter.Spec) string {
 // first), so it waits for that, briefly.
 func (sess *Session) exitNote() string {
 	if sess.p != nil {
-		select {
-		case <-sess.p.Done():
-		case <-time.After(time.Second):
-		}
+		lifetime.Await(context.Background(), sess.p.Done(), time.Second)
 	}
 	return sess.stderrNote()
 }
@@ -383,18 +381,10 @@ func (sess *Session) watch() {
 	case <-exited:
 		// What it wrote is still in the pipe or the socket; the pipe ends
 		// (proc closes it after Drain) even if a process it left holds it.
-		t := time.NewTimer(3 * time.Second)
-		select {
-		case <-sess.client.Done():
-		case <-t.C:
-		}
-		t.Stop()
+		lifetime.Await(context.Background(), sess.client.Done(), 3*time.Second)
 	}
-	if sess.p != nil {
-		select {
-		case <-sess.p.Done(): // its stderr, complete
-		case <-time.After(time.Second):
-		}
+	if sess.p != nil { // its stderr, complete
+		lifetime.Await(context.Background(), sess.p.Done(), time.Second)
 	}
 	sess.mu.Lock()
 	over := sess.exitCode != nil || sess.terminated

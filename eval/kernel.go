@@ -307,10 +307,7 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 // stderrEnd quotes the last line the kernel wrote to stderr (a
 // traceback's), read to the end once the kernel is gone.
 func (k *kernel) stderrEnd() string {
-	select {
-	case <-k.dead:
-	case <-time.After(5 * time.Second):
-	}
+	lifetime.Await(context.Background(), k.dead, 5*time.Second)
 	if s := k.stderrLast(); s != "" {
 		return ": " + s
 	}
@@ -337,10 +334,7 @@ func (k *kernel) read(r *os.File) {
 	k.dropped += skipped
 	k.mu.Unlock()
 	if errors.Is(err, io.EOF) {
-		select {
-		case <-k.p.Exited():
-		case <-time.After(time.Second):
-		}
+		lifetime.Await(context.Background(), k.p.Exited(), time.Second)
 	}
 	k.p.Kill()
 	k.toK.Close()
@@ -508,10 +502,7 @@ func (k *kernel) send(m any) error {
 func (k *kernel) stop() {
 	k.toK.Close()
 	k.p.Kill()
-	select {
-	case <-k.dead:
-	case <-time.After(5 * time.Second):
-	}
+	lifetime.Await(context.Background(), k.dead, 5*time.Second)
 }
 
 // Bridge runs a tool for a cell; it returns the tool's data or text, or an

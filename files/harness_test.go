@@ -85,6 +85,17 @@ func (h *harness) outside() string {
 	return dir
 }
 
+// putOutside writes a file named name in the folder outside the root and
+// returns its path.
+func (h *harness) putOutside(name, content string) string {
+	h.t.Helper()
+	p := filepath.Join(h.outside(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
 func (h *harness) call(tool string, args any) *mcp.CallToolResult {
 	h.t.Helper()
 	raw, err := json.Marshal(args)

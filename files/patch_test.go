@@ -285,9 +285,7 @@ func TestApplyPatchSecondHunkFailsNothingChanges(t *testing.T) {
 func TestApplyPatchOutsideRootRefused(t *testing.T) {
 	h := newHarness(t)
 	out := h.outside()
-	if err := os.WriteFile(filepath.Join(out, "o.txt"), []byte("o\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	h.putOutside("o.txt", "o\n")
 	if err := os.Symlink(out, h.abs("door")); err != nil {
 		t.Fatal(err)
 	}
@@ -329,8 +327,7 @@ func TestApplyPatchAbsoluteHeader(t *testing.T) {
 		}
 		h.put("f.go", "package f\n")
 	}
-	out := filepath.Join(h.outside(), "o.go")
-	os.WriteFile(out, []byte("package f\n"), 0o644)
+	out := h.putOutside("o.go", "package f\n")
 	for _, p := range []string{
 		"--- a/" + out + "\n+++ b/" + out + "\n" + hunk,
 		"diff --git a/" + out + " b/" + out + "\n--- a/" + out + "\n+++ b/" + out + "\n" + hunk,

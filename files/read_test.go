@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -241,11 +240,7 @@ func TestReadMissingFile(t *testing.T) {
 // refused with an error naming the root; the file outside is not read.
 func TestReadRefusesPathsOutsideRoot(t *testing.T) {
 	h := newHarness(t)
-	out := h.outside()
-	secret := filepath.Join(out, "secret.txt")
-	if err := os.WriteFile(secret, []byte("TOPSECRET\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	secret := h.putOutside("secret.txt", "TOPSECRET\n")
 	h.put("sub/ok.txt", "fine\n")
 	if err := os.Symlink(secret, h.abs("sub/leak.txt")); err != nil {
 		t.Fatal(err)

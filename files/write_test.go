@@ -108,10 +108,7 @@ func TestWriteToFolderRefused(t *testing.T) {
 func TestWriteRefusesPathsOutsideRoot(t *testing.T) {
 	h := newHarness(t)
 	out := h.outside()
-	target := filepath.Join(out, "victim.txt")
-	if err := os.WriteFile(target, []byte("original\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	target := h.putOutside("victim.txt", "original\n")
 	if err := os.Symlink(target, h.abs("victim-link")); err != nil {
 		t.Fatal(err)
 	}

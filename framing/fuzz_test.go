@@ -128,24 +128,17 @@ func checkRoundTrip(t *testing.T, data []byte) {
 	bodies := bytes.SplitN(data, []byte{0}, 8)
 	var stream bytes.Buffer
 	w := NewWriter(&stream)
+	var want []string
 	for _, b := range bodies {
 		if err := w.Write(b); err != nil {
 			t.Fatal(err)
 		}
+		want = append(want, string(b))
 	}
 	for _, src := range []io.Reader{bytes.NewReader(stream.Bytes()), iotest.OneByteReader(bytes.NewReader(stream.Bytes()))} {
 		r := NewReader(src, WithStrictCRLF())
-		for i, want := range bodies {
-			got, err := r.Read()
-			if err != nil {
-				t.Fatalf("round trip frame %d: %v", i, err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("round trip frame %d: got %q, want %q", i, got, want)
-			}
-		}
-		if _, err := r.Read(); err != io.EOF {
-			t.Fatalf("round trip: after last frame %v, want io.EOF", err)
+		if got := readFrames(t, r); !equalStrings(got, want) {
+			t.Fatalf("round trip: frames %q, want %q", got, want)
 		}
 		if len(r.Banner()) != 0 {
 			t.Fatalf("round trip produced a banner %q", r.Banner())

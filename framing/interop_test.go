@@ -45,22 +45,18 @@ func TestDAPMessageRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := NewReader(&stream, WithStrictCRLF())
-	for i, want := range sent {
-		body, err := r.Read()
-		if err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-		got, err := dap.DecodeProtocolMessage(body)
+	bodies := readFrames(t, NewReader(&stream, WithStrictCRLF()))
+	if len(bodies) != len(sent) {
+		t.Fatalf("%d messages read, %d sent", len(bodies), len(sent))
+	}
+	for i, body := range bodies {
+		got, err := dap.DecodeProtocolMessage([]byte(body))
 		if err != nil {
 			t.Fatalf("message %d: go-dap cannot decode the body: %v", i, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("message %d:\n got %#v\nwant %#v", i, got, want)
+		if !reflect.DeepEqual(got, sent[i]) {
+			t.Errorf("message %d:\n got %#v\nwant %#v", i, got, sent[i])
 		}
-	}
-	if _, err := r.Read(); err != io.EOF {
-		t.Fatalf("after last message: %v", err)
 	}
 }
 

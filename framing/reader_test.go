@@ -42,6 +42,16 @@ func readAll(r *Reader) ([]string, error) {
 	}
 }
 
+// readFrames reads r to its end, failing t unless that end is io.EOF.
+func readFrames(t *testing.T, r *Reader) []string {
+	t.Helper()
+	got, err := readAll(r)
+	if err != io.EOF {
+		t.Fatalf("ended with %v, want io.EOF (frames so far %q)", err, got)
+	}
+	return got
+}
+
 // TestReaderFrames covers FRM-2: what a real peer sends must decode.
 func TestReaderFrames(t *testing.T) {
 	tests := []struct {
@@ -107,11 +117,7 @@ func TestReaderFrames(t *testing.T) {
 		for _, feed := range feeds {
 			t.Run(tt.name+"/"+feed.name, func(t *testing.T) {
 				r := NewReader(feed.wrap(strings.NewReader(tt.in)), tt.opts...)
-				got, err := readAll(r)
-				if err != io.EOF {
-					t.Fatalf("ended with %v, want io.EOF (frames so far %q)", err, got)
-				}
-				if !equalStrings(got, tt.want) {
+				if got := readFrames(t, r); !equalStrings(got, tt.want) {
 					t.Errorf("frames = %q, want %q", got, tt.want)
 				}
 				if b := r.Banner(); !equalStrings(b, tt.banner) {

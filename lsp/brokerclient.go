@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
@@ -156,10 +157,7 @@ func (s *server) peerGone() bool {
 		return false
 	}
 	bp.Kill()
-	select {
-	case <-s.exited:
-	case <-time.After(time.Second):
-	}
+	lifetime.Await(context.Background(), s.exited, time.Second)
 	return true
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
@@ -533,13 +534,7 @@ func (s *server) failureAfter(ctx context.Context, method string, err error, bou
 	}
 	// The connection closed: give the process a moment to be reaped so
 	// the error can say how it ended.
-	wait := time.NewTimer(2 * time.Second)
-	defer wait.Stop()
-	select {
-	case <-s.exited:
-	case <-wait.C:
-	case <-ctx.Done():
-	}
+	lifetime.Await(ctx, s.exited, 2*time.Second)
 	if exitErr := s.exitError(method); exitErr != nil {
 		return exitErr
 	}
@@ -604,14 +599,7 @@ func (s *server) exitError(method string) error {
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: s.relText(detail)}
 }
 
-func (s *server) Alive() bool {
-	select {
-	case <-s.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (s *server) Alive() bool { return !lifetime.Ended(s.exited) }
 
 // notify sends a notification (rpc.Conn.Send), so that a request sent
 // afterwards follows it, and says why it was not written.
@@ -666,11 +654,7 @@ func (s *server) Shutdown(ctx context.Context) {
 		}
 		unblock()
 		cancel()
-		select {
-		case <-s.exited:
-		case <-ctx.Done():
-		case <-time.After(2 * time.Second):
-		}
+		lifetime.Await(ctx, s.exited, 2*time.Second)
 	}
 	s.kill()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/pool"
@@ -278,9 +279,7 @@ func (fl *fleet) runningEntries() []runningEntry {
 	fl.mu.Unlock()
 	var out []runningEntry
 	for _, e := range entries {
-		select {
-		case <-e.Ready():
-		default:
+		if !lifetime.Ended(e.Ready()) {
 			continue
 		}
 		refs, gone := e.Holders()

@@ -136,11 +136,7 @@ func TestStructuredContent(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
 	c := runtest.Client(t, r, tiers.Normal)
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range list.Tools {
+	for _, tool := range listTools(t, c) {
 		b, _ := json.Marshal(tool)
 		var wire struct {
 			OutputSchema struct {
@@ -177,14 +173,10 @@ func TestNilListPublishedEmpty(t *testing.T) {
 	tool := registry.Descriptor{Name: "nils", Tier: tiers.Read, Description: "nils",
 		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (nilList, error) { return nilList{}, nil })}
 	r := newRun(t, registry.Config{Families: []registry.Extension{family("nils", tool)}})
-	ctx := context.Background()
 	c := runtest.Client(t, r, tiers.Normal)
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, c)
 	res := runtest.ClientCall(t, c, "nils", nil)
-	if err := toolschema.CheckResult(list.Tools[0], res); err != nil {
+	if err := toolschema.CheckResult(tools[0], res); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := json.Marshal(res.StructuredContent); string(b) != `{"items":[]}` {

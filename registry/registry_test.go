@@ -42,12 +42,8 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 		}
 	})
 	names := func() []string {
-		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, tool := range res.Tools {
+		for _, tool := range listTools(t, c) {
 			out = append(out, tool.Name)
 		}
 		return out
@@ -90,12 +86,8 @@ func TestPlanModeRefusesWriteByName(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
 	c := runtest.Client(t, r, tiers.Plan)
-	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "look" {
-		t.Fatalf("plan mode lists %v", res.Tools)
+	if tools := listTools(t, c); len(tools) != 1 || tools[0].Name != "look" {
+		t.Fatalf("plan mode lists %v", tools)
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "put"

@@ -13,6 +13,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Toy tools, so the registry's tests depend on no family's wording.
@@ -107,6 +109,16 @@ func call(t *testing.T, r *registry.Run, mode tiers.Mode, name, args string) (st
 		}
 	}
 	return registry.ResultText(res), res.IsError
+}
+
+// listTools is the tools c's server lists.
+func listTools(t *testing.T, c *client.Client) []mcp.Tool {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
 }
 
 // closer is a resource that records when it is closed.

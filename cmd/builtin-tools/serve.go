@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -38,8 +40,5 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func closeWithin(r *registry.Run, d time.Duration) {
 	done := make(chan struct{})
 	go func() { r.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
+	lifetime.Await(context.Background(), done, d)
 }

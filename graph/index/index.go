@@ -29,6 +29,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/store"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -234,26 +235,11 @@ func (x *Index) Start(progress func(done, total int)) {
 
 // Wait waits up to d for the build to finish and says whether it did.
 func (x *Index) Wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-x.ready:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
+	return lifetime.Await(ctx, x.ready, d)
 }
 
 // Ready says whether the build has finished.
-func (x *Index) Ready() bool {
-	select {
-	case <-x.ready:
-		return true
-	default:
-		return false
-	}
-}
+func (x *Index) Ready() bool { return lifetime.Ended(x.ready) }
 
 func (x *Index) walkOpts() walk.Options {
 	return walk.Options{

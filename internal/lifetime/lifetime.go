@@ -1,12 +1,21 @@
-// Package lifetime holds the one error a run's closing is known by, where
-// every layer can reach it: the registry cancels with it, and an engine
-// whose resource the run closed fails with it or with an error of its own
-// words that errors.Is still matches to it. A caller tests closed-ness one
-// way, errors.Is(err, lifetime.ErrClosed) (registry.ErrClosed is the same
-// value), whichever layer said it.
+// Package lifetime holds how every layer tells that something has ended.
+//
+// A run's closing is known by one error: the registry cancels with it, and
+// an engine whose resource the run closed fails with it or with an error of
+// its own words that errors.Is still matches to it. A caller tests
+// closed-ness one way, errors.Is(err, lifetime.ErrClosed)
+// (registry.ErrClosed is the same value), whichever layer said it.
+//
+// Within a process, an end is a channel closed once: a child's exit, a
+// start or a build finished, a session initialized. Ended tests one without
+// waiting, Await waits for one within a bound.
 package lifetime
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"time"
+)
 
 // ErrClosed means the run is closed: its work was cancelled, or what
 // served it was closed with it.
@@ -22,3 +31,28 @@ func (e *closed) Error() string { return e.msg }
 
 // Is makes errors.Is(err, ErrClosed) hold.
 func (e *closed) Is(target error) bool { return target == ErrClosed }
+
+// Ended reports, without waiting, whether end is closed. end must be a
+// channel that is only ever closed: a value sent on it would be taken.
+func Ended(end <-chan struct{}) bool {
+	select {
+	case <-end:
+		return true
+	default:
+		return false
+	}
+}
+
+// Await waits until end is closed, d has passed or ctx is done, and
+// reports whether end was closed.
+func Await(ctx context.Context, end <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-end:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}

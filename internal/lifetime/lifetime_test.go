@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
@@ -26,4 +28,32 @@ func TestClosedIsErrClosed(t *testing.T) {
 	if errors.Is(errors.New("the run is closed"), lifetime.ErrClosed) {
 		t.Error("matched what it is not")
 	}
+}
+
+// An end is seen once its channel is closed, at once or within the bound;
+// a bound passed or a context ended first says it was not.
+func TestEndedAndAwait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		end := make(chan struct{})
+		if lifetime.Ended(end) {
+			t.Error("an open channel is an end")
+		}
+		start := time.Now()
+		if lifetime.Await(context.Background(), end, time.Minute) || time.Since(start) != time.Minute {
+			t.Errorf("Await on an open channel: true, or after %s instead of the bound", time.Since(start))
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if lifetime.Await(ctx, end, time.Hour) {
+			t.Error("Await with an ended context reported the end")
+		}
+		time.AfterFunc(time.Second, func() { close(end) })
+		start = time.Now()
+		if !lifetime.Await(context.Background(), end, time.Minute) || time.Since(start) != time.Second {
+			t.Errorf("Await missed the close, or waited %s", time.Since(start))
+		}
+		if !lifetime.Ended(end) {
+			t.Error("a closed channel is not an end")
+		}
+	})
 }

@@ -30,6 +30,7 @@
 package proc
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc/cgroup"
 )
 
@@ -239,10 +241,7 @@ func (r *reaper) finish(d time.Duration) {
 	fmt.Fprintf(r.w, "x\n")
 	r.w.Close()
 	r.w = nil
-	select {
-	case <-r.exited:
-	case <-time.After(d):
-	}
+	lifetime.Await(context.Background(), r.exited, d)
 }
 
 // cgroups tells the reaper to end the cgroups under dir, and dir, when

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc/cgroup"
 )
 
@@ -280,12 +281,10 @@ func (p *Process) Wait() error {
 
 // State is the child's exit state, nil while it runs.
 func (p *Process) State() *os.ProcessState {
-	select {
-	case <-p.exited:
+	if lifetime.Ended(p.exited) {
 		return p.cmd.ProcessState
-	default:
-		return nil
 	}
+	return nil
 }
 
 // ExitStatus says how the child ended: "exit status 3", "killed by signal
@@ -320,10 +319,8 @@ func (p *Process) StoppedByUs() bool { return p.stopped.Load() }
 
 // Signal sends sig to the child alone (an interrupt), not its group.
 func (p *Process) Signal(sig syscall.Signal) error {
-	select {
-	case <-p.exited:
+	if lifetime.Ended(p.exited) {
 		return os.ErrProcessDone
-	default:
 	}
 	return p.cmd.Process.Signal(sig)
 }
@@ -334,19 +331,12 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // (a process stuck in the kernel).
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopped.Store(true)
-	select {
-	case <-p.exited:
+	if lifetime.Ended(p.exited) {
 		return nil
-	default:
 	}
 	syscall.Kill(-p.pid, p.opts.Signal)
-	t := time.NewTimer(p.opts.Grace)
-	defer t.Stop()
-	select {
-	case <-p.exited:
+	if lifetime.Await(ctx, p.exited, p.opts.Grace) {
 		return nil
-	case <-t.C:
-	case <-ctx.Done():
 	}
 	return p.Kill()
 }
@@ -356,12 +346,10 @@ func (p *Process) Stop(ctx context.Context) error {
 func (p *Process) Kill() error {
 	p.stopped.Store(true)
 	killGroup(p.pid)
-	select {
-	case <-p.exited:
-		return nil
-	case <-time.After(5 * time.Second):
+	if !lifetime.Await(context.Background(), p.exited, 5*time.Second) {
 		return fmt.Errorf("process %d still runs 5 s after SIGKILL", p.pid)
 	}
+	return nil
 }
 
 // Tail is the end of what the child wrote to standard error (and to

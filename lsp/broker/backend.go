@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker/docsync"
 )
@@ -167,14 +169,7 @@ func (be *backend) usable() bool {
 	return be.alive() && !be.idleStop
 }
 
-func (be *backend) alive() bool {
-	select {
-	case <-be.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (be *backend) alive() bool { return !lifetime.Ended(be.exited) }
 
 // stop shuts the server down: shutdown and exit, then its group killed.
 func (be *backend) stop() {
@@ -183,10 +178,7 @@ func (be *backend) stop() {
 	}
 	be.send(map[string]any{"jsonrpc": "2.0", "id": "broker-shutdown", "method": "shutdown"})
 	be.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
-	select {
-	case <-be.exited:
-	case <-time.After(2 * time.Second):
-	}
+	lifetime.Await(context.Background(), be.exited, 2*time.Second)
 	be.proc.Kill()
 	<-be.exited
 }

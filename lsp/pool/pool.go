@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -262,12 +263,8 @@ func (e *Entry) Release(ctx context.Context, retire bool) {
 	if last || retire {
 		e.stop(ctx)
 	}
-	if last {
-		select {
-		case <-e.ready:
-			e.closeGuard()
-		default: // the start, still under way, closes it
-		}
+	if last && e.started() { // else the start, still under way, closes it
+		e.closeGuard()
 	}
 }
 
@@ -276,13 +273,7 @@ func (e *Entry) Release(ctx context.Context, retire bool) {
 // abandoned).
 func (e *Entry) stop(ctx context.Context) {
 	e.stopOnce.Do(func() {
-		grace := time.NewTimer(StartGrace)
-		defer grace.Stop()
-		select {
-		case <-e.ready:
-		case <-grace.C:
-			return
-		case <-ctx.Done():
+		if !lifetime.Await(ctx, e.ready, StartGrace) {
 			return
 		}
 		if e.srv != nil {
@@ -293,12 +284,7 @@ func (e *Entry) stop(ctx context.Context) {
 
 // dead reports whether e's start failed or its server exited.
 func (e *Entry) dead() bool {
-	select {
-	case <-e.ready:
-		return e.err != nil || !e.srv.Alive()
-	default:
-		return false
-	}
+	return e.started() && (e.err != nil || !e.srv.Alive())
 }
 
 // closeGuard closes a shared server's own guard, once: called by the
@@ -313,14 +299,7 @@ func (e *Entry) closeGuard() {
 }
 
 // Abandoned reports whether no run holds e any more.
-func (e *Entry) Abandoned() bool {
-	select {
-	case <-e.abandon:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Entry) Abandoned() bool { return lifetime.Ended(e.abandon) }
 
 // reap stops e's server once no run has used it for idle (LSP-1), counted
 // over every run that holds it.
@@ -405,14 +384,7 @@ func (p *Pool) makeRoomLocked(e *Entry) []*Entry {
 }
 
 // started reports whether e's start has ended.
-func (e *Entry) started() bool {
-	select {
-	case <-e.ready:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Entry) started() bool { return lifetime.Ended(e.ready) }
 
 // Listed is one server a pool holds, for a harness's own view.
 type Listed struct {

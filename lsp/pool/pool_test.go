@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // member is a server the test starts: this process stands in for it
@@ -22,14 +24,7 @@ type member struct {
 
 func newMember() *member { return &member{lastUsed: time.Now(), down: make(chan struct{})} }
 
-func (m *member) Alive() bool {
-	select {
-	case <-m.down:
-		return false
-	default:
-		return true
-	}
-}
+func (m *member) Alive() bool                  { return !lifetime.Ended(m.down) }
 func (m *member) PID() int                     { return os.Getpid() }
 func (m *member) Shutdown(ctx context.Context) { m.once.Do(func() { close(m.down) }) }
 func (m *member) Calls() int                   { return int(m.calls.Load()) }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // A handler that asks its human something (ask_user, an approval) blocks in
@@ -272,10 +274,8 @@ func askEarlierEra(ctx context.Context, srv *server.MCPServer, q *question) {
 		Params:  q.params,
 	})
 	if err != nil || res == nil {
-		select {
-		case <-q.done:
+		if lifetime.Ended(q.done) {
 			return // it ended first: the handler has its reason
-		default:
 		}
 		if err == nil {
 			err = errors.New("the client sent no result")

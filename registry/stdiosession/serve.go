@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/registry/rpcline"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -157,10 +158,5 @@ func (w *waitGroup) waitAtMost(d time.Duration) {
 	}
 	idle := w.idle
 	w.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	}
+	lifetime.Await(context.Background(), idle, d)
 }

@@ -21,6 +21,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // A Session is the MCP session of one stdio connection: its own id,
@@ -110,14 +112,7 @@ func (s *Session) Initialize() {
 	})
 }
 
-func (s *Session) Initialized() bool {
-	select {
-	case <-s.ready:
-		return true
-	default:
-		return false
-	}
-}
+func (s *Session) Initialized() bool { return lifetime.Ended(s.ready) }
 
 func (s *Session) SetLogLevel(level mcp.LoggingLevel) { s.level.Store(level) }
 

@@ -9,11 +9,19 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 )
 
+// workerScrubs scrub what changes from run to run in a worker's
+// description: how long it ran, when it was last active, timestamps, and
+// where the state folder is.
+var workerScrubs = []sessiontest.Scrub{
+	{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+	{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
+	{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
+	{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
+}
+
 // The vibe tools with real shell workers (../testdata/worker.sh), as
 // transcripts replayed in process and over stdio (`serve --vibe
-// --worker-command ...`). What changes from run to run is scrubbed: how
-// long a worker ran, when it was last active, timestamps, and where the
-// state folder is.
+// --worker-command ...`), with what changes from run to run scrubbed.
 func TestSessions(t *testing.T) {
 	worker, err := filepath.Abs("../testdata/worker.sh")
 	if err != nil {
@@ -25,13 +33,7 @@ func TestSessions(t *testing.T) {
 		// Issue 19 §3: every argument a hint or an error names exists.
 		CheckArguments: true,
 		Terms:          []string{"timed_out"},
-		Scrub: []sessiontest.Scrub{
-			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
-			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
-			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
-			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
-			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
-		},
+		Scrub:          append([]sessiontest.Scrub{{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"}}, workerScrubs...),
 	})
 }
 
@@ -48,12 +50,6 @@ func TestAgentSessions(t *testing.T) {
 		CheckArguments: true,
 		// What the agent said and did is quoted, not a hint.
 		Terms: []string{"error_max_turns", "file_path", "old_string", "new_string"},
-		Scrub: []sessiontest.Scrub{
-			{Pattern: regexp.QuoteMeta(dir) + "/", Replace: ""},
-			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
-			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
-			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
-			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
-		},
+		Scrub: append([]sessiontest.Scrub{{Pattern: regexp.QuoteMeta(dir) + "/", Replace: ""}}, workerScrubs...),
 	})
 }
