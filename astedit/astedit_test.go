@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )

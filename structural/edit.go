@@ -3,9 +3,10 @@ package structural
 import (
 	"context"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/astedit"
 	"github.com/builtin-tools/builtin-tools/internal/staged"

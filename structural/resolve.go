@@ -3,8 +3,9 @@ package structural
 import (
 	"context"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"

@@ -2,10 +2,11 @@ package extract
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // docAt is a doc comment and the parameter list of the function it

@@ -3,14 +3,15 @@ package extract
 import (
 	"bytes"
 	"cmp"
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 	"go/build/constraint"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unique"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 func intern(s string) string { return unique.Make(s).Value() }

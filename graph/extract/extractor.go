@@ -2,10 +2,11 @@ package extract
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 	"regexp"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Extractor is a language's compiled queries as extraction reads them:

@@ -2,10 +2,11 @@ package extract
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 	"slices"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Declared types as structure (issue 28 §2). A language's typeforms.scm says

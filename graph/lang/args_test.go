@@ -3,9 +3,10 @@ package lang
 import (
 	"context"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 	"slices"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // A function passed to a call is recorded with its place among the call's

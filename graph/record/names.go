@@ -1,7 +1,5 @@
 package record
 
-import ()
-
 // LastSegment is a qualified name's last name: after its last "." or ":".
 func LastSegment(s string) string {
 	for i := len(s) - 1; i >= 0; i-- {

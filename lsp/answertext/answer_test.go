@@ -2,10 +2,11 @@ package answertext_test
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"

@@ -3,9 +3,10 @@ package lsptool
 import (
 	"context"
 	"errors"
-	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"io/fs"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"

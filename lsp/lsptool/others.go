@@ -2,6 +2,7 @@ package lsptool
 
 import (
 	"context"
+
 	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/lsp"

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/lsp/answertext"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
