@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs, into .tools/ at the repository
-# root: the MCP Inspector and the static checks (staticcheck, deadcode) here,
+# root: the MCP Inspector and the static checks (staticcheck, deadcode,
+# goimports) here,
 # and through scripts/install-*.sh the language servers (gopls, pyright,
 # typescript-language-server, clangd) and the structural-search references
 # (ast-grep, the Dart grammar). npm packages go
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 INSPECTOR_VERSION=2.12.0
 # staticcheck 2026.2.2 is module version v0.8.2.
 STATICCHECK_VERSION=v0.8.2
-DEADCODE_VERSION=v0.52.0 # golang.org/x/tools
+XTOOLS_VERSION=v0.52.0 # golang.org/x/tools: deadcode, goimports
 
 for cmd in go node npm gcc; do
 	command -v "$cmd" >/dev/null || { echo "install.sh: $cmd is required" >&2; exit 2; }
@@ -46,7 +47,8 @@ have_go() { # binary module version
 	[ -x ".tools/bin/$1" ] && go version -m ".tools/bin/$1" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3[[:space:]]"
 }
 for tool in "staticcheck honnef.co/go/tools $STATICCHECK_VERSION honnef.co/go/tools/cmd/staticcheck" \
-	"deadcode golang.org/x/tools $DEADCODE_VERSION golang.org/x/tools/cmd/deadcode"; do
+	"deadcode golang.org/x/tools $XTOOLS_VERSION golang.org/x/tools/cmd/deadcode" \
+	"goimports golang.org/x/tools $XTOOLS_VERSION golang.org/x/tools/cmd/goimports"; do
 	read -r name mod version pkg <<<"$tool"
 	if have_go "$name" "$mod" "$version"; then
 		echo "$name $version: already installed"

@@ -11,9 +11,11 @@ go vet ./...
 darwin=$(go list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}} ' ./... |
 	grep -v -e go-tree-sitter -e 'builtin-tools/builtin-tools ' | cut -d' ' -f1)
 GOOS=darwin CGO_ENABLED=0 go vet $darwin
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+# goimports is gofmt plus the import groups: the standard library first,
+# then the rest.
+unformatted=$(.tools/bin/goimports -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
 if [ -n "$unformatted" ]; then
-	echo "gofmt would change:" >&2
+	echo "goimports (gofmt and import groups) would change:" >&2
 	echo "$unformatted" >&2
 	exit 1
 fi
