@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/test/shop"
 )
 
 // interleaveResult counts what issue 32's interleaving target asks.
@@ -71,14 +72,7 @@ func interleave(bin string, n, steps int) (res interleaveResult, err error) {
 	}
 	defer os.RemoveAll(tmp)
 	root := filepath.Join(tmp, "shop")
-	tree := map[string]string{
-		"go.mod":    "module example.com/shop\n\ngo 1.22\n",
-		"shared.go": sharedDisk,
-	}
-	for i := 1; i <= n; i++ {
-		tree[fmt.Sprintf("p%d.go", i)] = ownText(i, 0, nil)
-	}
-	for name, text := range tree {
+	for name, text := range shop.Tree(n) {
 		path := filepath.Join(root, name)
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -142,7 +136,7 @@ func interleave(bin string, n, steps int) (res interleaveResult, err error) {
 					mu.Unlock()
 				} else {
 					written[i] = append(written[i], step)
-					text, err = p.call("write", map[string]any{"path": fmt.Sprintf("p%d.go", id), "content": ownText(id, step, written[i])})
+					text, err = p.call("write", map[string]any{"path": shop.File(id), "content": shop.Own(id, step, written[i])})
 					mu.Lock()
 					res.writes++
 					mu.Unlock()
@@ -175,30 +169,17 @@ func interleave(bin string, n, steps int) (res interleaveResult, err error) {
 		}
 	}
 	for i := range n {
-		data, _ := os.ReadFile(filepath.Join(root, fmt.Sprintf("p%d.go", i+1)))
+		data, _ := os.ReadFile(filepath.Join(root, shop.File(i+1)))
 		for _, step := range written[i] {
 			if !strings.Contains(string(data), fmt.Sprintf("// write %d\n", step)) {
 				res.lost++
 			}
 		}
 	}
-	if data, _ := os.ReadFile(filepath.Join(root, "shared.go")); string(data) != sharedDisk {
+	if data, _ := os.ReadFile(filepath.Join(root, "shared.go")); string(data) != shop.Shared {
 		note("shared.go changed on disk", string(data))
 	}
 	return res, nil
-}
-
-const sharedDisk = "package shop\n\n// Marker is what the file on disk says.\nconst Marker = \"disk\"\n\nfunc Shared() int { return 1 }\n"
-
-// ownText is process id's file after its write at step, with a line
-// for every write so far.
-func ownText(id, step int, writes []int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "package shop\n\nconst P%d = %d\n\nfunc p%d() int { return Shared() + P%d }\n", id, step, id, id)
-	for _, w := range writes {
-		fmt.Fprintf(&b, "\n// write %d\n", w)
-	}
-	return b.String()
 }
 
 var constRe = regexp.MustCompile(`const P(\d+) = \d+`)
@@ -213,7 +194,7 @@ func (p *peer) preview(id, n, step int, root string) (string, error) {
 		return p.call("write", map[string]any{"path": "shared.go", "check": true, "content": content})
 	}
 	next := id%n + 1
-	name := fmt.Sprintf("p%d.go", next)
+	name := shop.File(next)
 	data, err := os.ReadFile(filepath.Join(root, name))
 	if err != nil {
 		return "", err
@@ -227,7 +208,7 @@ var errorLine = regexp.MustCompile(`(?m)^p\d+\.go:\d+:\d+: error: `)
 // checkDisk asks hover of the process's constant and of Marker, and the
 // diagnostics of its file: each must be of the text on disk.
 func (p *peer) checkDisk(id, step, disk int, note func(kind, example string)) error {
-	text, err := p.call("lsp", map[string]any{"operation": "hover", "file": fmt.Sprintf("p%d.go", id), "line": 3, "symbol": fmt.Sprintf("P%d", id)})
+	text, err := p.call("lsp", map[string]any{"operation": "hover", "file": shop.File(id), "line": 3, "symbol": fmt.Sprintf("P%d", id)})
 	if err != nil {
 		return err
 	}
@@ -241,7 +222,7 @@ func (p *peer) checkDisk(id, step, disk int, note func(kind, example string)) er
 	if !strings.Contains(text, `const Marker untyped string = "disk"`) {
 		note("hover of Marker", fmt.Sprintf("process %d step %d: %s", id, step, firstLines(text)))
 	}
-	text, err = p.call("lsp", map[string]any{"operation": "diagnostics", "file": fmt.Sprintf("p%d.go", id)})
+	text, err = p.call("lsp", map[string]any{"operation": "diagnostics", "file": shop.File(id)})
 	if err != nil {
 		return err
 	}

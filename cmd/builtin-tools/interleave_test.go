@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/test/shop"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -47,19 +48,6 @@ func (p *servePeer) tryText(tool string, args map[string]any) (string, error) {
 	return "", fmt.Errorf("%s: serve ended: %v", tool, p.lines.Err())
 }
 
-const interleaveShared = "package shop\n\n// Marker is what the file on disk says.\nconst Marker = \"disk\"\n\nfunc Shared() int { return 1 }\n"
-
-// interleaveOwn is process id's file after its write at step, a line
-// for each write so far.
-func interleaveOwn(id, step int, writes []int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "package shop\n\nconst P%d = %d\n\nfunc p%d() int { return Shared() + P%d }\n", id, step, id, id)
-	for _, w := range writes {
-		fmt.Fprintf(&b, "\n// write %d\n", w)
-	}
-	return b.String()
-}
-
 var (
 	interleaveConst = regexp.MustCompile(`const P(\d+) = \d+`)
 	interleaveError = regexp.MustCompile(`(?m)^p\d+\.go:\d+:\d+: error: `)
@@ -84,11 +72,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 	if resolved, err := filepath.EvalSymlinks(root); err == nil {
 		root = resolved
 	}
-	tree := map[string]string{"go.mod": "module example.com/shop\n\ngo 1.22\n", "shared.go": interleaveShared}
-	for i := 1; i <= n; i++ {
-		tree[fmt.Sprintf("p%d.go", i)] = interleaveOwn(i, 0, nil)
-	}
-	testenv.WriteTree(t, root, tree)
+	testenv.WriteTree(t, root, shop.Tree(n))
 	env, _ := brokerRuntime(t, root)
 	var peers []*servePeer
 	for range n {
@@ -117,7 +101,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 				switch {
 				case step%2 == 1:
 					written[i] = append(written[i], step)
-					text, err = p.tryText("write", map[string]any{"path": fmt.Sprintf("p%d.go", id), "content": interleaveOwn(id, step, written[i])})
+					text, err = p.tryText("write", map[string]any{"path": shop.File(id), "content": shop.Own(id, step, written[i])})
 					if err == nil && (strings.Contains(text, "New diagnostics") || interleaveError.MatchString(text)) {
 						note("process %d step %d: its write reported another's preview: %s", id, step, text)
 					}
@@ -127,7 +111,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 						"content": fmt.Sprintf("package shop\n\n// Marker is what the file on disk says.\nconst Marker = \"preview-%d-%d\"\n\nfunc Shared() string { return \"x\" }\n", id, step)})
 				default:
 					next := id%n + 1
-					name := fmt.Sprintf("p%d.go", next)
+					name := shop.File(next)
 					data, rerr := os.ReadFile(filepath.Join(root, name))
 					if rerr != nil {
 						errs[i] = rerr
@@ -145,7 +129,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 					seen++
 					mu.Unlock()
 				}
-				text, err = p.tryText("lsp", map[string]any{"operation": "hover", "file": fmt.Sprintf("p%d.go", id), "line": 3, "symbol": fmt.Sprintf("P%d", id)})
+				text, err = p.tryText("lsp", map[string]any{"operation": "hover", "file": shop.File(id), "line": 3, "symbol": fmt.Sprintf("P%d", id)})
 				if err == nil && !strings.Contains(text, fmt.Sprintf("const P%d untyped int = %d\n", id, disk)) {
 					note("process %d step %d: hover of P%d (%d on disk): %s", id, step, id, disk, text)
 				}
@@ -156,7 +140,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 					}
 				}
 				if err == nil {
-					text, err = p.tryText("lsp", map[string]any{"operation": "diagnostics", "file": fmt.Sprintf("p%d.go", id)})
+					text, err = p.tryText("lsp", map[string]any{"operation": "diagnostics", "file": shop.File(id)})
 					if err == nil && interleaveError.MatchString(text) {
 						note("process %d step %d: diagnostics of its file: %s", id, step, text)
 					}
@@ -184,14 +168,14 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 		t.Error("no preview reported the error it staged")
 	}
 	for i := range n {
-		data, _ := os.ReadFile(filepath.Join(root, fmt.Sprintf("p%d.go", i+1)))
+		data, _ := os.ReadFile(filepath.Join(root, shop.File(i+1)))
 		for _, step := range written[i] {
 			if !strings.Contains(string(data), fmt.Sprintf("// write %d\n", step)) {
 				t.Errorf("process %d's write of step %d was lost:\n%s", i+1, step, data)
 			}
 		}
 	}
-	if data, _ := os.ReadFile(filepath.Join(root, "shared.go")); string(data) != interleaveShared {
+	if data, _ := os.ReadFile(filepath.Join(root, "shared.go")); string(data) != shop.Shared {
 		t.Errorf("shared.go changed on disk:\n%s", data)
 	}
 	if got := proc.Working("gopls", root); len(got) != 1 {
