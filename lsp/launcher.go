@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
+
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
@@ -133,13 +135,8 @@ func (la *launcher) program(name string, localDirs []string, root string) (strin
 func (la *launcher) start(e *pool.Entry, c *choice, shared bool) (pool.Member, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), la.cfg.StartTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-e.Abandon():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stop := lifetime.Until(ctx, e.Abandon())
+	defer stop()
 	relRoot := la.co.Rel(c.root)
 	if relRoot == "" {
 		relRoot = "."

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
+
 	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -134,13 +136,8 @@ func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 		defer srv.endUse()
 		ctx, cancel := context.WithTimeout(context.Background(), LateWait)
 		defer cancel()
-		go func() {
-			select {
-			case <-fl.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		ctx, stop := lifetime.Until(ctx, fl.stop)
+		defer stop()
 		// diagnosticsForSince bounds its wait by DiagnosticsWait from
 		// start: a start that far ahead makes the bound LateWait from now.
 		items, err := srv.diagnosticsForSince(ctx, doc, time.Now().Add(LateWait-fl.cfg.DiagnosticsWait))

@@ -8,7 +8,7 @@
 //
 // Within a process, an end is a channel closed once: a child's exit, a
 // start or a build finished, a session initialized. Ended tests one without
-// waiting, Await waits for one within a bound.
+// waiting, Await waits for one within a bound, Until ends a context with it.
 package lifetime
 
 import (
@@ -55,4 +55,19 @@ func Await(ctx context.Context, end <-chan struct{}, d time.Duration) bool {
 	case <-ctx.Done():
 	}
 	return false
+}
+
+// Until is a context that ends when parent does or end is closed, so
+// work under it stops at whichever comes first. Call cancel when the
+// work is done: it also ends the goroutine that watches end.
+func Until(parent context.Context, end <-chan struct{}) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, cancel = context.WithCancel(parent)
+	go func() {
+		select {
+		case <-end:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

@@ -57,3 +57,36 @@ func TestEndedAndAwait(t *testing.T) {
 		}
 	})
 }
+
+// A context made Until an end ends with it, or with its parent, or when
+// cancelled; whichever comes first.
+func TestUntil(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		end := make(chan struct{})
+		ctx, cancel := lifetime.Until(context.Background(), end)
+		defer cancel()
+		start := time.Now()
+		time.AfterFunc(time.Second, func() { close(end) })
+		<-ctx.Done()
+		if time.Since(start) != time.Second || ctx.Err() != context.Canceled {
+			t.Errorf("after the end closed: %v after %s", ctx.Err(), time.Since(start))
+		}
+
+		parent, stop := context.WithTimeout(context.Background(), time.Minute)
+		defer stop()
+		start = time.Now()
+		ctx, cancel = lifetime.Until(parent, make(chan struct{}))
+		defer cancel()
+		<-ctx.Done()
+		if time.Since(start) != time.Minute || ctx.Err() != context.DeadlineExceeded {
+			t.Errorf("with the parent's deadline: %v after %s", ctx.Err(), time.Since(start))
+		}
+
+		ctx, cancel = lifetime.Until(context.Background(), make(chan struct{}))
+		cancel()
+		synctest.Wait() // the watching goroutine has ended: synctest fails a test that leaks one
+		if ctx.Err() != context.Canceled {
+			t.Errorf("after cancel: %v", ctx.Err())
+		}
+	})
+}

@@ -260,15 +260,8 @@ func cancelledResult(ex *Exchange, err error) (*mcp.CallToolResult, error) {
 // session and hands the answer over; it gives up when q ends (answered
 // elsewhere, timed out, cancelled).
 func askEarlierEra(ctx context.Context, srv *server.MCPServer, q *question) {
-	qctx, cancel := context.WithCancel(ctx)
+	qctx, cancel := lifetime.Until(ctx, q.done)
 	defer cancel()
-	go func() {
-		select {
-		case <-q.done:
-			cancel()
-		case <-qctx.Done():
-		}
-	}()
 	res, err := srv.RequestElicitation(qctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 		Params:  q.params,
